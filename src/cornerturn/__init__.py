@@ -1,0 +1,20 @@
+"""cornerturn: matrix transposition (corner turning) at the memory-bandwidth limit, and a lab of the classic
+CUDA transpose kernels.
+
+    >>> import numpy as np, cornerturn
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> cornerturn.transpose(x)
+    array([[0., 3.],
+           [1., 4.],
+           [2., 5.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from .api import Plan, plan, transpose
+from .errors import BackendUnavailableError
+from .problem import Problem, canonical
+
+__version__ = "0.1.0"
+
+__all__ = ["BackendUnavailableError", "Plan", "Problem", "__version__", "canonical", "plan", "transpose"]

@@ -1,0 +1,172 @@
+"""Public functions: transpose and plan. Validation happens here, before anything is written."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from .arrays import ArrayView, contiguous_strides, empty_like_library, finish, view_of
+from .dtypes import canonical_name, itemsize_of
+from .errors import BackendUnavailableError
+from .problem import Problem, canonical
+
+
+def _swapped(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return (*shape[:-2], shape[-1], shape[-2])
+
+
+def _check_ndim(view: ArrayView, argument: str) -> None:
+    if view.ndim < 2:
+        raise ValueError(f"{argument}: need an array of ndim >= 2, shaped (..., M, N); got shape {view.shape}")
+
+
+def _check_out(x: ArrayView, out: ArrayView) -> None:
+    """Every check of `out` against `x`; raises before anything is written."""
+    expected = _swapped(x.shape)
+    if out.library != x.library:
+        raise TypeError(f"out: expected a {x.library} array like x, got a {out.library} array")
+    if out.device != x.device:
+        raise ValueError(f"out: is on {out.device} but x is on {x.device}; out must be on x's device")
+    if out.dtype != x.dtype:
+        raise TypeError(f"out: dtype {out.dtype}, expected {x.dtype} (x's dtype)")
+    if out.shape != expected:
+        raise ValueError(f"out: shape {out.shape}, expected {expected} (x's shape {x.shape} with the last "
+                         f"two axes swapped)")
+    if not out.writeable:
+        why = "JAX arrays are immutable" if out.library == "jax" else "it is read-only"
+        raise ValueError(f"out: cannot be written: {why}")
+    if not out.is_c_contiguous():
+        raise ValueError(f"out: must be C-contiguous, got strides {out.strides} (bytes) for shape {out.shape}")
+    if out.overlaps(x):
+        raise ValueError("out: overlaps x in memory; pass a separate buffer")
+
+
+@functools.lru_cache(maxsize=4096)
+def _backend_plan(problem: Problem, device: str):
+    """The backend's choice for a canonical problem on a device: one per problem, shared by all its plans."""
+    if device == "cpu":
+        from . import cpu
+
+        return cpu.choose_variant(problem)
+    raise BackendUnavailableError(
+        "GPU engine", f"data on {device} needs the Triton engine, which this version of cornerturn does not "
+                      "have yet; move the data to the host (e.g. .cpu() / cupy.asnumpy) to use the CPU engine"
+    )
+
+
+def _run(backend_plan: Any, device: str, x: ArrayView, out: ArrayView) -> None:
+    if device == "cpu":
+        from . import cpu
+
+        cpu.run(backend_plan, x, out)
+    else:  # pragma: no cover - _backend_plan has raised already
+        raise AssertionError(device)
+
+
+class Plan:
+    """A transpose planned for one shape, dtype, stride pattern and device; `execute` runs it.
+
+    Plans with the same canonical problem share the backend's choice (`method`).
+    """
+
+    def __init__(self, shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.itemsize = itemsize_of(dtype, argument="dtype")
+        self.strides = strides
+        self.device = device
+        self.out_shape = _swapped(shape)
+        self.problem = canonical(shape, strides, self.itemsize)
+        self._backend = _backend_plan(self.problem, device)
+
+    @property
+    def method(self) -> str:
+        """The kernel or fallback the plan runs."""
+        return self._backend.name
+
+    @property
+    def reason(self) -> str:
+        """Why the plan chose `method`."""
+        return self._backend.reason
+
+    def __repr__(self) -> str:
+        return (f"Plan(shape={self.shape}, dtype={self.dtype!r}, device={self.device!r}, "
+                f"method={self.method!r}: {self.reason}; {self.problem.describe()})")
+
+    def execute(self, x: Any, out: Any) -> Any:
+        """Transpose `x` (of the planned shape, dtype and strides) into `out`; returns `out`."""
+        xv = view_of(x, "x")
+        if xv.shape != self.shape or xv.strides != self.strides or xv.itemsize != self.itemsize:
+            raise ValueError(
+                f"x: shape {xv.shape}, strides {xv.strides}, {xv.itemsize}-byte elements; this plan is for "
+                f"shape {self.shape}, strides {self.strides}, {self.itemsize}-byte elements")
+        if xv.device.split(":")[0] != self.device.split(":")[0]:
+            raise ValueError(f"x: is on {xv.device}; this plan is for {self.device}")
+        outv = view_of(out, "out")
+        _check_out(xv, outv)
+        _run(self._backend, xv.device, xv, outv)
+        return out
+
+
+def _dtype_name(dtype: Any) -> str:
+    try:
+        return canonical_name(np.dtype(dtype).name)
+    except TypeError:
+        return canonical_name(str(dtype))
+
+
+def _device_name(device: str) -> str:
+    if device == "cpu" or device == "cuda":
+        return "cpu" if device == "cpu" else "cuda:0"
+    if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
+        return device
+    raise ValueError(f"device: expected 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_plan(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str) -> Plan:
+    return Plan(shape, dtype, strides, device)
+
+
+def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu",
+         strides: tuple[int, ...] | None = None) -> Plan:
+    """Plan the transpose of the last two axes of arrays of `shape` and `dtype`.
+
+    `strides` (in elements) describe a strided input; the default is C-contiguous. `device` is "cpu", "cuda"
+    or "cuda:N". The plan's `execute(x, out)` then runs with no planning.
+    """
+    shape = tuple(int(s) for s in shape)
+    if len(shape) < 2:
+        raise ValueError(f"shape: need ndim >= 2, shaped (..., M, N); got {shape}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"shape: extents must be >= 0, got {shape}")
+    name = _dtype_name(dtype)
+    itemsize = itemsize_of(name, argument="dtype")
+    if strides is None:
+        byte_strides = contiguous_strides(shape, itemsize)
+    else:
+        if len(strides) != len(shape):
+            raise ValueError(f"strides: need one per axis of shape {shape}, got {strides}")
+        byte_strides = tuple(int(s) * itemsize for s in strides)
+    return _cached_plan(shape, name, byte_strides, _device_name(device))
+
+
+def transpose(x: Any, *, out: Any = None) -> Any:
+    """Swap the last two axes of `x`: (..., M, N) -> (..., N, M), C-contiguous and bit-exact.
+
+    The result is of `x`'s library and device. With `out` (same library, device and dtype, shape (..., N, M),
+    C-contiguous, writeable, not overlapping `x`) the result is written there and `out` is returned.
+    """
+    xv = view_of(x, "x")
+    _check_ndim(xv, "x")
+    if out is not None:
+        outv = view_of(out, "out")
+        _check_out(xv, outv)
+    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, "cpu" if xv.device == "cpu" else "cuda:0")
+    if out is None:
+        out = empty_like_library(xv, planned.out_shape)
+        outv = view_of(out, "out")
+    _run(planned._backend, xv.device, xv, outv)
+    return finish(xv, out)

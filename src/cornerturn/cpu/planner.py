@@ -1,0 +1,127 @@
+"""Choice of CPU method for a canonical problem, and its execution on host word views.
+
+Variants are data: each names its tile, micro tile and threading, and which element sizes it suits. The
+heuristic below was measured on a 2-core x86-64 machine (docs/cpu.md): with cornerturn's own call overhead
+(about 10 us of validation and views) the tile kernels overtake NumPy's strided copy near 96x96 elements, and
+the parallel kernel pays from about 256x256.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arrays import ArrayView, contiguous_strides
+from ..problem import Problem
+
+PARALLEL_MIN_ELEMENTS = 256 * 256
+NUMPY_MAX_ELEMENTS = 96 * 96
+
+
+@dataclass(frozen=True)
+class CpuVariant:
+    name: str
+    tile: int
+    micro_rows: int
+    micro_cols: int
+    parallel: bool
+    itemsizes: tuple[int, ...]
+
+    def kernel(self):
+        from .kernels import tile_kernel
+
+        return tile_kernel(self.tile, self.micro_rows, self.micro_cols, self.parallel)
+
+
+CPU_VARIANTS: tuple[CpuVariant, ...] = (
+    CpuVariant("tiles128-micro8x16-parallel", 128, 8, 16, True, (1,)),
+    CpuVariant("tiles128-micro8x8-parallel", 128, 8, 8, True, (2,)),
+    CpuVariant("tiles256-micro4x4-parallel", 256, 4, 4, True, (4,)),
+    CpuVariant("tiles128-micro4x4-parallel", 128, 4, 4, True, (8, 16)),
+    CpuVariant("tiles128-micro8x16-serial", 128, 8, 16, False, (1,)),
+    CpuVariant("tiles128-micro8x8-serial", 128, 8, 8, False, (2,)),
+    CpuVariant("tiles128-micro4x4-serial", 128, 4, 4, False, (4, 8, 16)),
+)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Word views of one request: (input offset, output offset) per outer batch index, and the shapes and
+    byte strides of the 3-D (transpose) or 2-D (copy) pieces at those offsets."""
+
+    offsets: tuple[tuple[int, int], ...]
+    in_shape: tuple[int, ...]
+    in_strides: tuple[int, ...]
+    out_shape: tuple[int, ...]
+    out_strides: tuple[int, ...]
+
+    @classmethod
+    def of(cls, problem: Problem) -> Geometry:
+        # batch axes beyond the innermost one are left only when they cannot fuse; they are walked in run()
+        *outer, inner = problem.batch or (1,)
+        *outer_strides, inner_stride = problem.batch_strides or (0,)
+        if problem.kind == "copy":
+            in_shape, in_strides = (inner, problem.cols), (inner_stride, problem.col_stride)
+            out_shape = (inner, problem.cols)
+        else:
+            in_shape = (inner, problem.rows, problem.cols)
+            in_strides = (inner_stride, problem.row_stride, problem.col_stride)
+            out_shape = (inner, problem.cols, problem.rows)
+        out_strides = contiguous_strides(out_shape, problem.itemsize)
+        out_step = out_strides[0] * inner
+        offsets = tuple((sum(i * s for i, s in zip(index, outer_strides)), n * out_step)
+                        for n, index in enumerate(np.ndindex(*outer)))
+        return cls(offsets, in_shape, in_strides, out_shape, out_strides)
+
+
+@dataclass(frozen=True)
+class CpuPlan:
+    """What a CPU plan runs, and why."""
+
+    name: str  # "empty", "numpy-copy", "numpy" or a variant's name
+    reason: str
+    geometry: Geometry | None = None
+    variant: CpuVariant | None = None
+
+    @functools.cached_property
+    def kernel(self):
+        """The compiled kernel of `variant` (compiled on first use), or None for the NumPy methods."""
+        return self.variant.kernel() if self.variant is not None else None
+
+
+def choose_variant(problem: Problem) -> CpuPlan:
+    if problem.kind == "empty":
+        return CpuPlan("empty", "nothing to move")
+    geometry = Geometry.of(problem)
+    if problem.kind == "copy":
+        return CpuPlan("numpy-copy", "the request is a copy in disguise (one row or column, or columns already "
+                                     "contiguous): NumPy's strided copy runs it", geometry)
+    if problem.elements < NUMPY_MAX_ELEMENTS:
+        return CpuPlan("numpy", f"{problem.elements} elements: below {NUMPY_MAX_ELEMENTS}, NumPy's own strided "
+                                "copy beats the cost of calling a compiled kernel", geometry)
+    parallel = problem.elements >= PARALLEL_MIN_ELEMENTS
+    for variant in CPU_VARIANTS:
+        if variant.parallel == parallel and problem.itemsize in variant.itemsizes:
+            threads = "threads pay" if parallel else "too small for threads to pay"
+            return CpuPlan(variant.name, f"{problem.elements} elements of {problem.itemsize} B: {threads}",
+                           geometry, variant)
+    raise AssertionError(f"no CPU variant for element size {problem.itemsize}")
+
+
+def run(plan: CpuPlan, x: ArrayView, out: ArrayView) -> None:
+    """Run `plan` from the host array `x` into the C-contiguous host array `out`."""
+    g = plan.geometry
+    if g is None:
+        return
+    kernel = plan.kernel
+    for x_offset, out_offset in g.offsets:
+        x_words = x.host_words(g.in_shape, g.in_strides, x_offset)
+        out_words = out.host_words(g.out_shape, g.out_strides, out_offset)
+        if kernel is not None:
+            kernel(x_words, out_words)
+        elif plan.name == "numpy":
+            np.copyto(out_words, x_words.swapaxes(-1, -2))
+        else:
+            np.copyto(out_words, x_words)
