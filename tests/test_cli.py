@@ -1,0 +1,50 @@
+"""The `cornerturn` command: info, bench on the CPU with a tiny suite, argument errors, help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cornerturn.cli import main
+
+
+def test_info_lists_versions_devices_and_backends(capsys):
+    assert main(["info"]) == 0
+    text = capsys.readouterr().out
+    assert "cornerturn 0.1.0" in text and "CPU:" in text and "numpy" in text
+    assert "cpu engine: available" in text
+    assert "gpu engine:" in text and "lab:" in text
+
+
+def test_bench_tiny_on_cpu_writes_json_and_plot(tmp_path, capsys):
+    js, png = tmp_path / "b.json", tmp_path / "b.png"
+    code = main(["bench", "--device", "cpu", "--suite", "tiny", "--repeats", "2", "--no-progress",
+                 "--json", str(js), "--plot", str(png)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "float32 64x64" in text and "cornerturn" in text and "% of copy" in text
+    data = json.loads(js.read_text())
+    assert data["device"] == "cpu" and data["versions"]["numpy"]
+    ours = [r for r in data["results"] if r["method"] == "cornerturn"]
+    assert len(ours) == 3 and all(r["verified"] is True and r["gbps"] > 0 for r in ours)
+    copies = [r for r in data["results"] if r["method"] == "copy"]
+    assert all(r["verified"] is True for r in copies)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_rejects_unknown_suite_and_method(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "--suite", "nope"])
+    assert "unknown 'nope'" in capsys.readouterr().err
+    assert main(["bench", "--device", "cpu", "--suite", "tiny", "--methods", "numpy,bogus"]) == 2
+    assert "unknown bogus" in capsys.readouterr().out
+
+
+def test_console_script_help():
+    out = subprocess.run([sys.executable, "-m", "cornerturn.cli", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for command in ("run", "bench", "info"):
+        assert command in out.stdout
