@@ -9,7 +9,6 @@ import numpy as np
 
 from .arrays import ArrayView, contiguous_strides, empty_like_library, finish, view_of
 from .dtypes import canonical_name, itemsize_of
-from .errors import BackendUnavailableError
 from .problem import Problem, canonical
 
 
@@ -50,10 +49,9 @@ def _backend_plan(problem: Problem, device: str):
         from . import cpu
 
         return cpu.choose_variant(problem)
-    raise BackendUnavailableError(
-        "GPU engine", f"data on {device} needs the Triton engine, which this version of cornerturn does not "
-                      "have yet; move the data to the host (e.g. .cpu() / cupy.asnumpy) to use the CPU engine"
-    )
+    from . import engine
+
+    return engine.choose(problem, device)
 
 
 def _run(backend_plan: Any, device: str, x: ArrayView, out: ArrayView) -> None:
@@ -61,8 +59,10 @@ def _run(backend_plan: Any, device: str, x: ArrayView, out: ArrayView) -> None:
         from . import cpu
 
         cpu.run(backend_plan, x, out)
-    else:  # pragma: no cover - _backend_plan has raised already
-        raise AssertionError(device)
+    else:
+        from . import engine
+
+        engine.run(backend_plan, x, out)
 
 
 class Plan:
@@ -71,7 +71,8 @@ class Plan:
     Plans with the same canonical problem share the backend's choice (`method`).
     """
 
-    def __init__(self, shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str) -> None:
+    def __init__(self, shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str,
+                 autotune: bool = False) -> None:
         self.shape = shape
         self.dtype = dtype
         self.itemsize = itemsize_of(dtype, argument="dtype")
@@ -79,6 +80,12 @@ class Plan:
         self.device = device
         self.out_shape = _swapped(shape)
         self.problem = canonical(shape, strides, self.itemsize)
+        if autotune and device != "cpu":
+            from . import engine
+
+            engine.choose(self.problem, device, None, True)  # measures and fills the tuning cache
+            engine.choose.cache_clear()
+            _backend_plan.cache_clear()
         self._backend = _backend_plan(self.problem, device)
 
     @property
@@ -102,7 +109,7 @@ class Plan:
             raise ValueError(
                 f"x: shape {xv.shape}, strides {xv.strides}, {xv.itemsize}-byte elements; this plan is for "
                 f"shape {self.shape}, strides {self.strides}, {self.itemsize}-byte elements")
-        if xv.device.split(":")[0] != self.device.split(":")[0]:
+        if xv.device != self.device:
             raise ValueError(f"x: is on {xv.device}; this plan is for {self.device}")
         outv = view_of(out, "out")
         _check_out(xv, outv)
@@ -130,12 +137,14 @@ def _cached_plan(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], d
     return Plan(shape, dtype, strides, device)
 
 
-def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu",
-         strides: tuple[int, ...] | None = None) -> Plan:
+def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu", strides: tuple[int, ...] | None = None,
+         autotune: bool = False) -> Plan:
     """Plan the transpose of the last two axes of arrays of `shape` and `dtype`.
 
     `strides` (in elements) describe a strided input; the default is C-contiguous. `device` is "cpu", "cuda"
-    or "cuda:N". The plan's `execute(x, out)` then runs with no planning.
+    or "cuda:N". With `autotune` (GPU only) every candidate kernel configuration is measured now and the
+    timings kept in the tuning cache, so later plans of the same problem use the fastest. The plan's
+    `execute(x, out)` then runs with no planning, no allocation and no host synchronisation.
     """
     shape = tuple(int(s) for s in shape)
     if len(shape) < 2:
@@ -150,7 +159,11 @@ def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu",
         if len(strides) != len(shape):
             raise ValueError(f"strides: need one per axis of shape {shape}, got {strides}")
         byte_strides = tuple(int(s) * itemsize for s in strides)
-    return _cached_plan(shape, name, byte_strides, _device_name(device))
+    device = _device_name(device)
+    if autotune:
+        _cached_plan.cache_clear()
+        return Plan(shape, name, byte_strides, device, autotune=True)
+    return _cached_plan(shape, name, byte_strides, device)
 
 
 _NUMPY_PLANS: dict[tuple, Plan] = {}
@@ -190,7 +203,7 @@ def transpose(x: Any, *, out: Any = None) -> Any:
     if out is not None:
         outv = view_of(out, "out")
         _check_out(xv, outv)
-    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, "cpu" if xv.device == "cpu" else "cuda:0")
+    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, xv.device)
     if xv.library == "numpy" and type(x) is np.ndarray:
         _NUMPY_PLANS.setdefault((x.shape, x.strides, x.dtype), planned)
     if out is None:

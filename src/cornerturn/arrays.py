@@ -234,25 +234,42 @@ _VIEW_MAKERS = {
 def empty_like_library(view: ArrayView, shape: tuple[int, ...]) -> Any:
     """A new C-contiguous array of `shape`, of the same library, device and dtype as `view`'s array.
 
-    JAX arrays are immutable: for those, the new array is a NumPy (host) buffer that `finish` turns into a JAX
-    array after the kernel has filled it.
+    JAX arrays are immutable: for those the new array is a NumPy buffer (host) or a torch tensor (GPU) that
+    `finish` hands to JAX after the kernel has filled it.
     """
     obj = view.obj
-    if view.library == "numpy":
-        return np.empty(shape, dtype=obj.dtype)
+    if view.library == "numpy" or (view.library == "jax" and view.device == "cpu"):
+        return np.empty(shape, dtype=np.dtype(obj.dtype))
     if view.library == "torch":
         import torch
 
         return torch.empty(shape, dtype=obj.dtype, device=obj.device)
-    if view.library == "jax" and view.device == "cpu":
-        return np.empty(shape, dtype=np.dtype(obj.dtype))
-    raise NotImplementedError(f"allocating a {view.library} array on {view.device}")
+    index = int(view.device.split(":")[1])
+    if view.library == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(index):
+            return cupy.empty(shape, dtype=obj.dtype)
+    if view.library == "numba":
+        from numba import cuda
+
+        return cuda.device_array(shape, dtype=obj.dtype, stream=getattr(obj, "stream", 0))
+    if view.library == "jax":
+        import torch
+
+        from .dtypes import canonical_name
+
+        return torch.empty(shape, dtype=getattr(torch, canonical_name(str(obj.dtype))), device=f"cuda:{index}")
+    raise TypeError(f"cannot allocate a {view.library} array")
 
 
 def finish(view: ArrayView, result: Any) -> Any:
     """Hand a result buffer back as the caller's library's array type."""
-    if view.library == "jax" and isinstance(result, np.ndarray):
+    if view.library == "jax" and not type(result).__module__.startswith(("jax", "jaxlib")):
+        import jax.dlpack
         import jax.numpy as jnp
 
-        return jnp.asarray(result)
+        if isinstance(result, np.ndarray):
+            return jnp.asarray(result)
+        return jax.dlpack.from_dlpack(result)
     return result

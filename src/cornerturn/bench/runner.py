@@ -23,6 +23,7 @@ class Result:
     min_s: float | None = None
     max_s: float | None = None
     repeats: int = 0
+    wall_s: float | None = None  # host wall time per call, launched back to back (GPU, small cases)
     verified: bool | None = None  # None: the reference itself (or not run)
     note: str = ""
 
@@ -112,6 +113,8 @@ def run_suite(cases: Iterable[Case], device: str, suite_name: str, *, methods: I
             timing = dev.time(fn, repeats)
             result.median_s, result.min_s, result.max_s = timing.median, timing.min, timing.max
             result.repeats = len(timing.seconds)
+            wall = getattr(dev, "wall", None)
+            result.wall_s = wall(fn) if wall else None
             _tell(progress, 1, "")
         del x, reference
         dev.release()

@@ -1,0 +1,174 @@
+"""The GPU script: correctness, sanitizers and benchmarks on the GPU machine, results as JSON under --out.
+
+    python3 scripts/gpu_check.py --out $OUT [--sections tests,big,overhead,sanitizer,tune,bench]
+
+Each section is independent and records what it found (or its error) in gpu_check.json; the benchmark writes
+bench-cuda.json/.png and bench-cuda-small.json through the `cornerturn bench` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("env", "tests", "big", "overhead", "sanitizer", "tune", "bench", "lab")
+
+
+def sh(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) -> tuple[int, str]:
+    start = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**os.environ, **(env or {})})
+    text = proc.stdout + proc.stderr
+    with log.open("a") as f:
+        f.write(f"\n$ {' '.join(cmd)}  ({time.time() - start:.1f} s, rc {proc.returncode})\n{text}\n")
+    return proc.returncode, text
+
+
+def section_env(out: Path, log: Path) -> dict:
+    from cornerturn.info import report_lines
+
+    _, smi = sh(["nvidia-smi", "--query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version",
+                 "--format=csv"], log)
+    return {"info": report_lines(), "nvidia_smi": smi.strip()}
+
+
+def section_tests(out: Path, log: Path) -> dict:
+    rc, text = sh([sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-x", "tests/test_gpu.py", "-p",
+                   "no:cacheprovider"], log, env={"CORNERTURN_GPU_TESTS": "1", "TRITON_INTERPRET": "0"})
+    return {"rc": rc, "tail": text.strip().splitlines()[-3:]}
+
+
+def section_big(out: Path, log: Path) -> dict:
+    """More than 2**31 elements: int8 49152 x 49152 (2.25 GiB), checked against torch on the device."""
+    import torch
+
+    import cornerturn
+
+    n = 49152
+    x = torch.randint(-128, 127, (n, n), dtype=torch.int8, device="cuda")
+    got = cornerturn.transpose(x)
+    ok = torch.equal(got, x.t().contiguous())
+    res = {"shape": [n, n], "elements": n * n, "over_2**31": n * n > 2**31, "bit_exact": bool(ok)}
+    del got
+    y = torch.randn(2, 40000, 30000, device="cuda").to(torch.float16)  # 2.4e9 elements, batched
+    got = cornerturn.transpose(y)
+    res["batched_fp16"] = {"shape": list(y.shape), "bit_exact": bool(torch.equal(got, y.transpose(1, 2)))}
+    del x, y, got
+    torch.cuda.empty_cache()
+    return res
+
+
+def section_overhead(out: Path, log: Path) -> dict:
+    """Per-call host time on a 64x64 float32 matrix, dispatch-bound: ours against torch's out.copy_(x.t())."""
+    import torch
+
+    import cornerturn
+    from cornerturn.engine.timing import time_wall
+
+    x = torch.randn(64, 64, device="cuda")
+    out = torch.empty(64, 64, device="cuda")
+    plan = cornerturn.plan((64, 64), torch.float32, device="cuda")
+    calls = {
+        "torch out.copy_(x.t())": lambda: out.copy_(x.t()),
+        "torch x.t().contiguous()": lambda: x.t().contiguous(),
+        "cornerturn.transpose(x, out=out)": lambda: cornerturn.transpose(x, out=out),
+        "cornerturn.transpose(x)": lambda: cornerturn.transpose(x),
+        "plan.execute(x, out)": lambda: plan.execute(x, out),
+    }
+    res = {}
+    for name, fn in calls.items():
+        samples = sorted(time_wall(fn, calls=2000) for _ in range(5))
+        res[name] = {"median_us": samples[2] * 1e6, "min_us": samples[0] * 1e6}
+    return res
+
+
+def section_sanitizer(out: Path, log: Path) -> dict:
+    res = {}
+    for tool in ("memcheck", "racecheck"):
+        rc, text = sh(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", sys.executable,
+                       "scripts/gpu_paths.py"], log, timeout=900)
+        summary = [line for line in text.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
+        res[tool] = {"rc": rc, "summary": summary[-1:] or text.strip().splitlines()[-2:]}
+    return res
+
+
+def section_tune(out: Path, log: Path) -> dict:
+    import torch
+
+    import cornerturn
+    from cornerturn.engine.timing import time_cuda
+
+    os.environ.setdefault("CORNERTURN_CACHE_DIR", str(out / "tune-cache"))
+    res = {}
+    for shape, dtype in [((16384, 16384), torch.float32), ((32768, 32768), torch.int8),
+                         ((16384, 16384), torch.float16), ((8192, 8192), torch.complex128),
+                         ((4097, 4095), torch.float32), ((2097152, 96), torch.float32)]:
+        x = torch.randn(shape, device="cuda").to(dtype) if dtype != torch.int8 else \
+            torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
+        o = torch.empty(shape[::-1], dtype=dtype, device="cuda")
+        heur = cornerturn.plan(shape, dtype, device="cuda")
+        t_h = time_cuda(lambda p=heur, x=x, o=o: p.execute(x, o), repeats=10).median
+        start = time.time()
+        tuned = cornerturn.plan(shape, dtype, device="cuda", autotune=True)
+        tune_s = time.time() - start
+        t_t = time_cuda(lambda p=tuned, x=x, o=o: p.execute(x, o), repeats=10).median
+        gb = 2 * x.numel() * x.element_size() / 1e9
+        res[f"{str(dtype)[6:]} {shape}"] = {"heuristic": heur.method, "heuristic_gbps": gb / t_h,
+                                            "tuned": tuned.method, "tuned_gbps": gb / t_t, "tune_s": tune_s,
+                                            "reason": tuned.reason}
+        del x, o
+    torch.cuda.empty_cache()
+    return res
+
+
+def section_bench(out: Path, log: Path) -> dict:
+    res = {}
+    for suite in ("cuda", "cuda-small"):
+        rc, text = sh([sys.executable, "-m", "cornerturn.cli", "bench", "--device", "cuda", "--suite", suite,
+                       "--repeats", "10", "--no-progress", "--json", str(out / f"bench-{suite}.json"),
+                       *(["--plot", str(out / f"bench-{suite}.png")] if suite == "cuda" else [])], log,
+                      timeout=1200)
+        res[suite] = {"rc": rc}
+        print(text[-6000:], flush=True)
+    return res
+
+
+def section_lab(out: Path, log: Path) -> dict:
+    rc, text = sh([sys.executable, "-m", "cornerturn.cli", "lab", "--json", str(out / "lab.json"), "--plot",
+                   str(out / "lab.png"), "--no-progress"], log, timeout=900)
+    print(text[-5000:], flush=True)
+    return {"rc": rc}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.environ.get("OUT", "gpu-results"))
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "log.txt"
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "command": " ".join([Path(sys.executable).name, *sys.argv])}
+    for name in args.sections.split(","):
+        start = time.time()
+        print(f"== {name}", flush=True)
+        try:
+            results[name] = globals()[f"section_{name}"](out, log)
+        except Exception as exc:
+            results[name] = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-3000:]}
+        results[name + "_seconds"] = round(time.time() - start, 1)
+        print(json.dumps(results[name], indent=1, default=str)[:4000], flush=True)
+        (out / "gpu_check.json").write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Launch configurations of the engine's kernels, as data: the heuristic choice and the autotune candidates.
+
+A problem moves `itemsize`-byte elements; the kernels move machine words of `word` bytes (the widest of 8, 4,
+2, 1 that divides the element size, the strides and the base addresses' alignment), WORDS of them per element.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..problem import Problem
+
+TILE_BYTES = 16 * 1024  # data per tile in the heuristic: enough in flight per SM, little shared memory
+MAX_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """A transpose_tiles launch: tile of block_r x block_c elements, num_warps warps per program."""
+
+    block_r: int
+    block_c: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        for name in ("block_r", "block_c"):
+            v = getattr(self, name)
+            if v < 1 or v > MAX_BLOCK or v & (v - 1):
+                raise ValueError(f"TileConfig.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"TileConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+
+    @property
+    def name(self) -> str:
+        return f"tiles{self.block_r}x{self.block_c}-w{self.num_warps}"
+
+
+@dataclass(frozen=True)
+class CopyConfig:
+    block: int = 4096
+    num_warps: int = 8
+
+    @property
+    def name(self) -> str:
+        return f"copy{self.block}-w{self.num_warps}"
+
+
+def _pow2_at_most(n: int) -> int:
+    return 1 << max(0, int(n).bit_length() - 1)
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, int(n - 1).bit_length())
+
+
+def word_size(problem: Problem, *addresses: int) -> int:
+    """The widest machine word (8, 4, 2, 1 bytes) that divides the element size, every stride and address."""
+    values = [problem.itemsize, *problem.batch_strides, problem.row_stride, problem.col_stride, *addresses]
+    g = 0
+    for v in values:
+        g = math.gcd(g, abs(int(v)))
+    for w in (8, 4, 2, 1):
+        if g % w == 0 and problem.itemsize % w == 0:
+            return w
+    return 1
+
+
+def heuristic(problem: Problem) -> TileConfig | CopyConfig:
+    """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
+    matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced."""
+    if problem.kind != "transpose":
+        return CopyConfig()
+    elements = max(64, TILE_BYTES // problem.itemsize)
+    side = _pow2_at_most(int(math.isqrt(elements)))
+    block_c = min(side, _pow2_at_least(problem.cols))
+    block_r = min(_pow2_at_least(problem.rows), _pow2_at_most(elements // block_c), MAX_BLOCK)
+    if block_r < side:  # few rows: give the spare lanes to the columns
+        block_c = min(_pow2_at_least(problem.cols), _pow2_at_most(elements // block_r), MAX_BLOCK)
+    warps = 8 if block_r * block_c * problem.itemsize >= 16 * 1024 else 4
+    return TileConfig(block_r, block_c, warps)
+
+
+def candidates(problem: Problem) -> list[TileConfig | CopyConfig]:
+    """What autotuning measures: tiles of 2 to 64 KiB around the heuristic's shape, 4 or 8 warps."""
+    if problem.kind != "transpose":
+        return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
+    found = {heuristic(problem)}
+    r_cap, c_cap = _pow2_at_least(problem.rows), _pow2_at_least(problem.cols)
+    for br in (8, 16, 32, 64, 128, 256, 512, 1024):
+        for bc in (8, 16, 32, 64, 128, 256, 512, 1024):
+            size = br * bc * problem.itemsize
+            if br > max(r_cap, 8) or bc > max(c_cap, 8) or not 2048 <= size <= 64 * 1024:
+                continue
+            for warps in (4, 8):
+                found.add(TileConfig(br, bc, warps))
+    return sorted(found, key=lambda c: (c.block_r * c.block_c, c.block_r, c.num_warps))

@@ -1,0 +1,68 @@
+"""Triton kernels of the GPU engine.
+
+transpose_tiles: one program per BLOCK_R x BLOCK_C tile of one matrix of the batch, on a 1-D grid (no grid
+axis limit to hit). The load runs along the input's columns (coalesced when col_stride is one word), the store
+along the output's rows (always contiguous); Triton moves the tile between the two layouts through shared
+memory. An element of WORDS machine words (16-byte elements as two 8-byte words) is a third tile axis, so
+each thread still moves whole elements. Tiles are numbered down a column of tiles first, so neighbouring
+programs write neighbouring stretches of the same output rows.
+
+copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
+with one stride per batch and column.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c,
+                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
+        pid = pid.to(tl.int64)
+    per_matrix = tiles_r * tiles_c
+    b = pid // per_matrix
+    t = pid - b * per_matrix
+    tc = t // tiles_r
+    tr = t - tc * tiles_r
+    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
+    c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (r[:, None] < rows) & (c[None, :] < cols)
+    x_base = x_ptr + b * batch_stride
+    out_base = out_ptr + b * rows * cols * WORDS
+    if WORDS == 1:
+        tile = tl.load(x_base + r[:, None] * row_stride + c[None, :] * col_stride, mask=mask)
+        tl.store(out_base + c[None, :] * rows + r[:, None], tile, mask=mask)
+    else:
+        w = tl.arange(0, WORDS)
+        mask3 = mask[:, :, None]
+        src = x_base + r[:, None, None] * row_stride + c[None, :, None] * col_stride + w[None, None, :]
+        tile = tl.load(src, mask=mask3)
+        dst = out_base + (c[None, :, None] * rows + r[:, None, None]) * WORDS + w[None, None, :]
+        tl.store(dst, tile, mask=mask3)
+
+
+@triton.jit
+def copy_strided(x_ptr, out_ptr, total, cols, batch_stride, col_stride,
+                 BLOCK: tl.constexpr, WORDS: tl.constexpr, CONTIGUOUS: tl.constexpr, WIDE: tl.constexpr):
+    pid = tl.program_id(0)
+    if WIDE:
+        pid = pid.to(tl.int64)
+    o = pid * BLOCK + tl.arange(0, BLOCK)  # output element index
+    mask = o < total
+    if CONTIGUOUS:
+        src_elem = o * WORDS
+    else:
+        b = o // cols
+        k = o - b * cols
+        src_elem = b * batch_stride + k * col_stride
+    if WORDS == 1:
+        tl.store(out_ptr + o, tl.load(x_ptr + src_elem, mask=mask), mask=mask)
+    else:
+        w = tl.arange(0, WORDS)
+        m2 = mask[:, None]
+        v = tl.load(x_ptr + src_elem[:, None] + w[None, :], mask=m2)
+        tl.store(out_ptr + o[:, None] * WORDS + w[None, :], v, mask=m2)

@@ -1,0 +1,71 @@
+"""GPU peers for `cornerturn bench --device cuda`: the device copy (ceiling), torch, CuPy, cuBLAS geam, ours.
+
+Inputs and outputs are torch CUDA tensors; CuPy and cuBLAS see the same memory through DLPack and pointers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bench.peers import Peer
+from ..bench.suites import Case
+
+
+def _copy(x, out):
+    src, dst = x.reshape(-1), out.view(-1)
+    return lambda: dst.copy_(src)
+
+
+def _torch(x, out):
+    src = x.transpose(-1, -2)
+    return lambda: out.copy_(src)
+
+
+def _cupy(x, out):
+    import cupy
+
+    xc, oc = cupy.from_dlpack(x), cupy.from_dlpack(out)
+    src = xc.swapaxes(-1, -2)
+    return lambda: cupy.copyto(oc, src)
+
+
+_GEAM = {"float32": "sgeam", "float64": "dgeam", "complex64": "cgeam", "complex128": "zgeam"}
+
+
+def _geam(x, out):
+    """cuBLAS geam as a transpose: C (M x N, column-major) = 1 * A^T + 0 * C, A the row-major input."""
+    from cupy.cuda import cublas, device
+
+    name = str(x.dtype).removeprefix("torch.")
+    fn = getattr(cublas, _GEAM[name])
+    handle = device.get_cublas_handle()
+    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+    one, zero = np.ones(1, dtype=name), np.zeros(1, dtype=name)
+    rows, cols = x.shape
+    a, c = x.data_ptr(), out.data_ptr()
+    return lambda: fn(handle, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_N, rows, cols, one.ctypes.data, a, cols,
+                      zero.ctypes.data, c, rows, c, rows)
+
+
+def _ours(x, out):
+    import cornerturn
+
+    plan = cornerturn.plan(tuple(x.shape), x.dtype, device=f"cuda:{x.device.index or 0}")
+    return lambda: plan.execute(x, out)
+
+
+def _cupy_supports(case: Case) -> bool:
+    return case.dtype not in ("bfloat16",) and not case.dtype.startswith("float8")
+
+
+def _geam_supports(case: Case) -> bool:
+    return case.dtype in _GEAM and len(case.shape) == 2
+
+
+CUDA_PEERS: tuple[Peer, ...] = (
+    Peer("copy", "cuda", "ceiling", _copy, requires=("torch",)),
+    Peer("torch", "cuda", "peer", _torch, requires=("torch",)),
+    Peer("cupy", "cuda", "peer", _cupy, requires=("cupy",), supports=_cupy_supports),
+    Peer("geam", "cuda", "peer", _geam, requires=("cupy",), supports=_geam_supports),
+    Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch")),
+)

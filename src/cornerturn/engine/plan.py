@@ -1,0 +1,80 @@
+"""The engine's plan for a canonical problem: a configuration, and the launches that carry it out."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..problem import Problem
+from .configs import CopyConfig, TileConfig, heuristic
+from .launch import Launch
+
+WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
+
+
+@dataclass
+class EnginePlan:
+    problem: Problem
+    config: TileConfig | CopyConfig
+    word: int
+    reason: str
+    pieces: list[tuple[int, int, Launch]] = field(default_factory=list)  # (x byte offset, out byte offset, ...)
+
+    @property
+    def name(self) -> str:
+        return self.config.name if self.problem.kind != "empty" else "empty"
+
+
+def _launch(problem: Problem, config: TileConfig | CopyConfig, word: int, inner: int, inner_stride: int) -> Launch:
+    from . import kernels
+
+    words = problem.itemsize // word
+    if problem.kind == "copy":
+        assert isinstance(config, CopyConfig)
+        total = inner * problem.cols
+        contiguous = problem.col_stride == problem.itemsize and (inner == 1 or
+                                                                 inner_stride == problem.cols * problem.itemsize)
+        wide = (total * words >= WIDE_FROM or abs(inner_stride) * inner // word >= WIDE_FROM or
+                abs(problem.col_stride) * problem.cols // word >= WIDE_FROM)
+        return Launch(kernels.copy_strided, math.ceil(total / config.block),
+                      (total, problem.cols, inner_stride // word, problem.col_stride // word),
+                      {"BLOCK": config.block, "WORDS": words, "CONTIGUOUS": contiguous, "WIDE": wide},
+                      config.num_warps, word)
+    assert isinstance(config, TileConfig)
+    tiles_r = math.ceil(problem.rows / config.block_r)
+    tiles_c = math.ceil(problem.cols / config.block_c)
+    reach = (abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
+             abs(problem.col_stride) * problem.cols) // word
+    wide = inner * problem.rows * problem.cols * words >= WIDE_FROM or reach >= WIDE_FROM
+    return Launch(kernels.transpose_tiles, inner * tiles_r * tiles_c,
+                  (problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
+                   problem.col_stride // word, tiles_r, tiles_c),
+                  {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WORDS": words, "WIDE": wide},
+                  config.num_warps, word)
+
+
+def build(problem: Problem, word: int, config: TileConfig | CopyConfig | None = None,
+          reason: str | None = None) -> EnginePlan:
+    """A plan with `config` (the heuristic's if None), moving `word`-byte words."""
+    if problem.kind == "empty":
+        return EnginePlan(problem, CopyConfig(), word, "nothing to move")
+    if config is None:
+        config = heuristic(problem)
+        reason = reason or "heuristic: tiles of about 16 KiB shaped to the matrix"
+    plan = EnginePlan(problem, config, word, reason or "given")
+    *outer, inner = problem.batch or (1,)
+    *outer_strides, inner_stride = problem.batch_strides or (0,)
+    piece_elements = inner * problem.rows * problem.cols
+    launch = _launch(problem, config, word, inner, inner_stride)
+    out_step = piece_elements * problem.itemsize
+    for n, index in enumerate(_ndindex(outer)):
+        x_offset = sum(i * s for i, s in zip(index, outer_strides))
+        plan.pieces.append((x_offset, n * out_step, launch))
+    return plan
+
+
+def _ndindex(shape: list[int]):
+    import itertools
+
+    return itertools.product(*(range(e) for e in shape))
+

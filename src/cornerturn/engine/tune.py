@@ -1,0 +1,188 @@
+"""Autotuning: measure every candidate configuration of a problem within a budget, keep every timing in a JSON
+cache per device, and answer later plans from it.
+
+The cache lives in $CORNERTURN_CACHE_DIR (default: $XDG_CACHE_HOME/cornerturn or ~/.cache/cornerturn), one file
+per device name; CORNERTURN_CACHE_DIR=off disables it. Keys hold the canonical problem, the word size, the
+device name and the versions of cornerturn, triton and torch, so an upgrade never reuses stale timings. A broken
+file is ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import time
+import warnings
+from pathlib import Path
+
+from ..problem import Problem
+from .configs import CopyConfig, TileConfig, candidates
+
+SCHEMA = 1
+DEFAULT_BUDGET_S = 20.0
+
+
+def cache_dir() -> Path | None:
+    value = os.environ.get("CORNERTURN_CACHE_DIR")
+    if value is not None and value.strip().lower() in ("off", "0", "none", ""):
+        return None
+    if value:
+        return Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cornerturn"
+
+
+def cache_file(device_name: str) -> Path | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", device_name).strip("-") or "gpu"
+    return folder / f"tune-{slug}.json"
+
+
+def _versions() -> str:
+    from ..info import versions
+
+    v = versions()
+    return f"cornerturn {v.get('cornerturn')}, triton {v.get('triton')}, torch {v.get('torch')}"
+
+
+def entry_key(problem: Problem, word: int, device_name: str) -> str:
+    return json.dumps([SCHEMA, list(map(_plain, problem.key)), word, device_name, _versions()])
+
+
+def _plain(v):
+    return list(v) if isinstance(v, tuple) else v
+
+
+def load(path: Path | None) -> dict:
+    if path is None or not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("entries"), dict):
+            raise ValueError("not a cornerturn tuning cache of schema 1")
+        return data["entries"]
+    except (OSError, ValueError) as exc:
+        warnings.warn(f"cornerturn: ignoring the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=3)
+        return {}
+
+
+def save(path: Path | None, entries: dict) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"schema": SCHEMA, "entries": entries}, indent=1))
+    tmp.replace(path)
+
+
+def config_from_dict(d: dict) -> TileConfig | CopyConfig:
+    kind = d.get("kind")
+    fields = {k: v for k, v in d.items() if k != "kind"}
+    return TileConfig(**fields) if kind == "tiles" else CopyConfig(**fields)
+
+
+def config_to_dict(c: TileConfig | CopyConfig) -> dict:
+    return {"kind": "tiles" if isinstance(c, TileConfig) else "copy", **dataclasses.asdict(c)}
+
+
+def _device_name(device: str) -> str:
+    import torch
+
+    return torch.cuda.get_device_name(int(device.split(":")[1]))
+
+
+def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = False,
+                 budget_s: float = DEFAULT_BUDGET_S):
+    """(config, reason) from the cache; measured now when `measure`; (None, None) when neither."""
+    if problem.kind == "empty":
+        return None, None
+    name = _device_name(device)
+    path = cache_file(name)
+    entries = load(path)
+    key = entry_key(problem, word, name)
+    hit = entries.get(key)
+    if hit is not None and not measure:
+        try:
+            return config_from_dict(hit["best"]), f"autotuned on {hit['date']} ({len(hit['timings'])} candidates)"
+        except (KeyError, TypeError, ValueError) as exc:
+            warnings.warn(f"cornerturn: ignoring a broken tuning entry in {path}: {exc}", RuntimeWarning,
+                          stacklevel=2)
+    if not measure:
+        return None, None
+    timings = measure_candidates(problem, device, word, budget_s=budget_s)
+    ok = [t for t in timings if t["median_s"] is not None]
+    if not ok:
+        return None, None
+    best = min(ok, key=lambda t: t["median_s"])
+    entries = load(path)  # re-read: another process may have added entries
+    entries[key] = {"best": best["config"], "timings": timings,
+                    "date": time.strftime("%Y-%m-%d", time.gmtime()), "problem": problem.describe()}
+    try:
+        save(path, entries)
+    except OSError as exc:
+        warnings.warn(f"cornerturn: could not write the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=2)
+    return config_from_dict(best["config"]), f"autotuned now ({len(ok)} candidates measured)"
+
+
+def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: float) -> list[dict]:
+    """Time each candidate on random data (checked against the first candidate's output) until the budget."""
+    import torch
+
+    from .plan import build
+    from .timing import time_cuda
+
+    index = int(device.split(":")[1])
+    lo, hi = _extent(problem)
+    nbytes = hi - lo
+    with torch.cuda.device(index):
+        base = torch.randint(-128, 127, (nbytes,), dtype=torch.int8, device=device)
+        out = torch.empty(problem.elements * problem.itemsize, dtype=torch.int8, device=device)
+        x_ptr, out_ptr = base.data_ptr() - lo, out.data_ptr()
+        stream = torch._C._cuda_getCurrentRawStream(index)
+        reference = None
+        timings = []
+        deadline = time.perf_counter() + budget_s
+        for config in candidates(problem):
+            if time.perf_counter() > deadline:
+                timings.append({"config": config_to_dict(config), "median_s": None, "note": "over budget"})
+                continue
+            plan = build(problem, word, config)
+
+            def call(plan=plan):
+                for xo, oo, launch in plan.pieces:
+                    launch.run_pointers(x_ptr + xo, out_ptr + oo, stream, index)
+
+            try:
+                out.fill_(-91)
+                call()
+                torch.cuda.synchronize(index)
+            except Exception as exc:  # a configuration the compiler or the device refuses
+                timings.append({"config": config_to_dict(config), "median_s": None, "note": str(exc)[:200]})
+                continue
+            if reference is None:
+                reference = out.clone()
+            elif not torch.equal(out, reference):
+                timings.append({"config": config_to_dict(config), "median_s": None, "note": "wrong result"})
+                continue
+            t = time_cuda(call, device=index, warmup=1, repeats=5)
+            timings.append({"config": config_to_dict(config), "median_s": t.median, "min_s": t.min,
+                            "max_s": t.max})
+        del base, out, reference
+    return timings
+
+
+def _extent(problem: Problem) -> tuple[int, int]:
+    """Byte offsets [lo, hi) of the input's elements relative to its first element."""
+    lo = hi = 0
+    dims = list(zip(problem.batch, problem.batch_strides))
+    dims += [(problem.rows, problem.row_stride), (problem.cols, problem.col_stride)]
+    for extent, stride in dims:
+        if stride < 0:
+            lo += stride * (extent - 1)
+        else:
+            hi += stride * (extent - 1)
+    return lo, hi + problem.itemsize

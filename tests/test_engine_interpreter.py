@@ -1,0 +1,134 @@
+"""The GPU engine's Triton kernels under TRITON_INTERPRET=1 on small shapes: every path, bit-exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_bits_equal, poisoned, random_bits
+
+from cornerturn.problem import canonical
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+from cornerturn.engine import plan as engine_plan  # noqa: E402
+from cornerturn.engine.configs import TileConfig, candidates, heuristic, word_size  # noqa: E402
+
+WORD_TORCH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def run_engine(base: np.ndarray, x: np.ndarray, config=None, word: int | None = None) -> np.ndarray:
+    """Transpose `x` (a view into the C-contiguous `base`) with the engine's kernels in the interpreter."""
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    word = word or word_size(problem)
+    plan = engine_plan.build(problem, word, config)
+    out = poisoned(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+    base_t = torch.from_numpy(base.reshape(-1).view(WORD_NUMPY[word]))
+    out_t = torch.from_numpy(out.reshape(-1).view(WORD_NUMPY[word]))
+    first = (x.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // word
+    for x_offset, out_offset, launch in plan.pieces:
+        launch.run_tensors(base_t[first + x_offset // word:], out_t[out_offset // word:])
+    return out
+
+
+def reference(x):
+    return np.ascontiguousarray(x.swapaxes(-1, -2))
+
+
+def make(shape, dtype, rng, steps=None, move=False):
+    steps = steps or (1,) * len(shape)
+    base = random_bits(tuple(s * abs(k) for s, k in zip(shape, steps)), dtype, rng)
+    x = base[tuple(slice(None, None, k) for k in steps)]
+    return base, (np.moveaxis(x, 0, -1) if move else x)
+
+
+DTYPES = [np.uint8, np.float16, np.float32, np.float64, np.complex128]
+SHAPES = [(1, 1), (31, 33), (33, 31), (70, 45), (300, 3), (3, 300), (4, 17, 40)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_heuristic_plans(dtype, shape, rng):
+    base, x = make(shape, dtype, rng)
+    assert_bits_equal(run_engine(base, x), reference(x))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_strided_negative_and_permuted(dtype, rng):
+    for steps, move in [((2, -1), False), ((-1, 3), False), ((1, -2, 2), True), ((-1, 1, -1), False)]:
+        shape = (5, 23, 19)[-len(steps):]
+        base, x = make(shape, dtype, rng, steps, move)
+        assert_bits_equal(run_engine(base, x), reference(x))
+
+
+def test_disguised_copies_use_the_copy_kernel(rng):
+    cases = [make((1, 77), np.float32, rng), make((77, 1), np.float32, rng, (2, 1)),
+             make((6, 1, 9), np.complex128, rng, (1, 1, -1))]
+    base, c = make((20, 30), np.float16, rng)
+    cases.append((base, c.T))  # already column-major: one contiguous copy
+    for base, x in cases:
+        assert canonical(x.shape, x.strides, x.itemsize).kind == "copy"
+        assert_bits_equal(run_engine(base, x), reference(x))
+
+
+def test_non_fusable_batches_launch_per_outer_index(rng):
+    base = random_bits((3, 8, 21, 13), np.float32, rng)
+    x = base[:, :5]
+    assert len(canonical(x.shape, x.strides, 4).batch) == 2
+    assert_bits_equal(run_engine(base, x), reference(x))
+
+
+@pytest.mark.parametrize("config", [TileConfig(8, 64), TileConfig(64, 8), TileConfig(16, 16, 2),
+                                    TileConfig(128, 32, 8)], ids=lambda c: c.name)
+def test_explicit_tile_shapes(config, rng):
+    base, x = make((2, 45, 70), np.float32, rng)
+    assert_bits_equal(run_engine(base, x, config), reference(x))
+
+
+@pytest.mark.parametrize("word", [1, 2, 4])
+def test_elements_moved_as_several_narrow_words(word, rng):
+    base, x = make((37, 29), np.float64, rng)
+    assert_bits_equal(run_engine(base, x, word=word), reference(x))
+
+
+def test_sixty_four_bit_offsets(monkeypatch, rng):
+    monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
+    for dtype, shape in [(np.float32, (3, 33, 31)), (np.complex128, (9, 7))]:
+        base, x = make(shape, dtype, rng)
+        problem = canonical(x.shape, x.strides, x.itemsize)
+        launch = engine_plan.build(problem, word_size(problem)).pieces[0][2]
+        assert launch.constexprs["WIDE"] is True
+        assert_bits_equal(run_engine(base, x), reference(x))
+    base, x = make((1, 50), np.int8, rng)
+    assert_bits_equal(run_engine(base, x), reference(x))
+
+
+def test_heuristic_fits_skinny_matrices():
+    tall = heuristic(canonical((16777216, 8), (32, 4), 4))
+    wide = heuristic(canonical((8, 16777216), (4 * 16777216, 4), 4))
+    assert tall.block_c == 8 and tall.block_r * tall.block_c * 4 == 16 * 1024
+    assert wide.block_r == 8 and wide.block_c * 8 * 4 == 16 * 1024
+    square = heuristic(canonical((4096, 4096), (4 * 4096, 4), 4))
+    assert (square.block_r, square.block_c) == (64, 64)
+
+
+def test_grid_is_one_dimensional_for_launch_limits():
+    # the classic layout (tile rows on blockIdx.y <= 65535) cannot launch 16777216x8; ours has one axis
+    problem = canonical((16777216, 8), (32, 4), 4)
+    launch = engine_plan.build(problem, 4, TileConfig(32, 8)).pieces[0][2]
+    assert launch.programs == 16777216 // 32 > 65535
+
+
+def test_candidates_are_valid_and_include_the_heuristic():
+    problem = canonical((4097, 4095), (4095 * 4, 4), 4)
+    cands = candidates(problem)
+    assert heuristic(problem) in cands and len(cands) > 10
+    assert all(2048 <= c.block_r * c.block_c * 4 <= 64 * 1024 for c in cands if c != heuristic(problem))
+
+
+def test_tile_config_validates():
+    with pytest.raises(ValueError, match="block_r: must be a power of two"):
+        TileConfig(48, 64)
+    with pytest.raises(ValueError, match="num_warps: must be one of"):
+        TileConfig(64, 64, 3)

@@ -1,0 +1,133 @@
+"""GPU-only tests (marked `gpu`): run by scripts/gpu_check.py with CORNERTURN_GPU_TESTS=1 on the GPU machine."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import cornerturn
+
+pytestmark = pytest.mark.gpu
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+DEV = "cuda:0"
+DTYPES = [torch.bool, torch.int8, torch.float8_e4m3fn, torch.float16, torch.bfloat16, torch.int32, torch.float32,
+          torch.float64, torch.complex64, torch.complex128]
+
+
+def rand_bits(shape, dtype, gen):
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, device=DEV, generator=gen).bool()
+    words = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[min(itemsize, 8)]
+    last = shape[-1] * (2 if itemsize == 16 else 1)
+    raw = torch.randint(-2**(8 * min(itemsize, 8) - 1), 2**(8 * min(itemsize, 8) - 1) - 1,
+                        (*shape[:-1], last), dtype=words, device=DEV, generator=gen)
+    return raw.view(dtype)
+
+
+def as_bytes(t):
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t.contiguous().reshape(-1).view(torch.int8)
+
+
+def same(a, b) -> bool:
+    return a.shape == b.shape and torch.equal(as_bytes(a), as_bytes(b))
+
+
+@pytest.fixture
+def gen():
+    return torch.Generator(device=DEV).manual_seed(1234)
+
+
+def test_random_shapes_dtypes_and_strides(gen):
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        dtype = DTYPES[trial % len(DTYPES)]
+        ndim = int(rng.integers(2, 5))
+        shape = [int(rng.choice([1, 2, 3, 7, 31, 33, 64, 65, 127, 1025])) for _ in range(ndim)]
+        if ndim > 2:
+            shape[0] = int(rng.integers(1, 4))
+        steps = [int(rng.choice([1, 1, 2, 3])) for _ in range(ndim)]
+        base = rand_bits(tuple(s * k for s, k in zip(shape, steps)), dtype, gen)
+        x = base[tuple(slice(None, None, k) for k in steps)]
+        if rng.random() < 0.3 and ndim > 2:
+            x = x.movedim(0, -1)
+        got = cornerturn.transpose(x)
+        assert got.is_contiguous() and got.device == x.device and got.dtype == x.dtype
+        assert same(got, x.transpose(-1, -2)), (trial, dtype, x.shape, x.stride())
+
+
+def test_out_and_errors(gen):
+    x = rand_bits((300, 500), torch.float32, gen)
+    out = torch.empty(500, 300, device=DEV)
+    assert cornerturn.transpose(x, out=out) is out and same(out, x.t())
+    with pytest.raises(ValueError, match="out: is on cpu but x is on cuda:0"):
+        cornerturn.transpose(x, out=torch.empty(500, 300))
+    with pytest.raises(ValueError, match="out: is on cuda:0 but x is on cpu"):
+        cornerturn.transpose(torch.ones(3, 5), out=torch.empty(5, 3, device=DEV))
+    with pytest.raises(ValueError, match="out: overlaps x"):
+        cornerturn.transpose(x[:, :300], out=x.reshape(-1)[1000:91000].view(300, 300))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is None, reason="cupy not installed")
+def test_cupy_arrays_on_the_current_stream():
+    import cupy
+
+    x = cupy.random.default_rng(3).standard_normal((1025, 77), dtype=cupy.float32)[::2]
+    with cupy.cuda.Stream(non_blocking=True):
+        got = cornerturn.transpose(x)
+        assert isinstance(got, cupy.ndarray)
+        assert bool((got == x.T).all())
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax not installed")
+def test_jax_gpu_arrays():
+    import jax
+    import jax.numpy as jnp
+
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if not gpus:
+        pytest.skip("JAX sees no GPU")
+    x = jax.device_put(jnp.arange(6 * 7 * 9, dtype=jnp.float32).reshape(6, 7, 9), gpus[0])
+    got = cornerturn.transpose(x)
+    assert isinstance(got, jax.Array)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(x).swapaxes(-1, -2))
+    with pytest.raises(ValueError, match="JAX arrays are immutable"):
+        cornerturn.transpose(x, out=jnp.zeros((6, 9, 7), jnp.float32))
+
+
+def test_numba_device_arrays():
+    from numba import cuda
+
+    host = np.random.default_rng(5).standard_normal((130, 67)).astype(np.float64)
+    got = cornerturn.transpose(cuda.to_device(host))
+    np.testing.assert_array_equal(got.copy_to_host(), host.T)
+
+
+def test_plan_execute_is_captured_in_a_cuda_graph(gen):
+    x = rand_bits((4, 513, 257), torch.float16, gen)
+    out = torch.empty(4, 257, 513, dtype=torch.float16, device=DEV)
+    plan = cornerturn.plan(tuple(x.shape), torch.float16, device="cuda")
+    plan.execute(x, out)  # compiles; capture needs no compilation
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    out.fill_(0)
+    with torch.cuda.graph(graph):
+        plan.execute(x, out)
+    x.copy_(rand_bits(tuple(x.shape), torch.float16, gen))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert same(out, x.transpose(-1, -2))
+
+
+def test_skinny_and_batched_launch(gen):
+    for shape in [(16777216 // 16, 8), (8, 16777216 // 16), (2097152 // 16, 96), (4096, 64, 128)]:
+        x = rand_bits(shape, torch.float32, gen)
+        assert same(cornerturn.transpose(x), x.transpose(-1, -2)), shape
