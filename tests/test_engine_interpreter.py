@@ -12,7 +12,14 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
-from cornerturn.engine.configs import TileConfig, candidates, heuristic, word_size  # noqa: E402
+from cornerturn.engine.configs import (  # noqa: E402
+    PackedConfig,
+    TileConfig,
+    candidates,
+    heuristic,
+    natural_word,
+    pack_factor,
+)
 
 WORD_TORCH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
@@ -21,7 +28,7 @@ WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 def run_engine(base: np.ndarray, x: np.ndarray, config=None, word: int | None = None) -> np.ndarray:
     """Transpose `x` (a view into the C-contiguous `base`) with the engine's kernels in the interpreter."""
     problem = canonical(x.shape, x.strides, x.itemsize)
-    word = word or word_size(problem)
+    word = word or natural_word(problem)
     plan = engine_plan.build(problem, word, config)
     out = poisoned(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
     base_t = torch.from_numpy(base.reshape(-1).view(WORD_NUMPY[word]))
@@ -97,7 +104,7 @@ def test_sixty_four_bit_offsets(monkeypatch, rng):
     for dtype, shape in [(np.float32, (3, 33, 31)), (np.complex128, (9, 7))]:
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
-        launch = engine_plan.build(problem, word_size(problem)).pieces[0][2]
+        launch = engine_plan.build(problem, natural_word(problem)).pieces[0][2]
         assert launch.constexprs["WIDE"] is True
         assert_bits_equal(run_engine(base, x), reference(x))
     base, x = make((1, 50), np.int8, rng)
@@ -132,3 +139,25 @@ def test_tile_config_validates():
         TileConfig(48, 64)
     with pytest.raises(ValueError, match="num_warps: must be one of"):
         TileConfig(64, 64, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256)], ids=str)
+def test_packed_words_for_narrow_elements(dtype, shape, rng):
+    base, x = make(shape, dtype, rng)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    assert pack_factor(problem) == 4 // x.itemsize and natural_word(problem) == 4
+    assert isinstance(heuristic(problem), PackedConfig)
+    assert_bits_equal(run_engine(base, x), reference(x))
+    for config in (PackedConfig(4, 8), PackedConfig(16, 4, 2), PackedConfig(64, 32)):
+        assert_bits_equal(run_engine(base, x, config), reference(x))
+
+
+def test_packed_path_needs_whole_words(rng):
+    for shape, steps in [((33, 32), (1, 1)), ((32, 34), (1, 1)), ((32, 32), (1, 2))]:
+        base, x = make(shape, np.uint8, rng, steps)
+        problem = canonical(x.shape, x.strides, x.itemsize)
+        assert pack_factor(problem) == 0 and natural_word(problem) == 1
+        assert_bits_equal(run_engine(base, x), reference(x))
+    base, x = make((32, 32), np.uint8, rng)
+    assert_bits_equal(run_engine(base, x, word=1), reference(x))  # misaligned address: the byte path

@@ -32,11 +32,11 @@ def choose(problem: Problem, device: str, word: int | None = None, autotune: boo
     """The engine plan for `problem` on `device`: a tuned configuration from the cache if there is one
     (measured now if `autotune`), the heuristic's otherwise."""
     _require()
-    from .configs import word_size
+    from .configs import natural_word
     from .plan import build
     from .tune import tuned_config
 
-    word = word or word_size(problem)
+    word = word or natural_word(problem)
     config, reason = tuned_config(problem, device, word, measure=autotune)
     return build(problem, word, config, reason)
 

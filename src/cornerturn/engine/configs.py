@@ -37,6 +37,24 @@ class TileConfig:
 
 
 @dataclass(frozen=True)
+class PackedConfig:
+    """A transpose_packed launch (1- and 2-byte elements in 32-bit words): block_r rows x block_cw words."""
+
+    block_r: int
+    block_cw: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        TileConfig(self.block_r, self.block_cw, self.num_warps)  # same rules
+        if self.block_r < 4:
+            raise ValueError(f"PackedConfig.block_r: must be >= 4, got {self.block_r}")
+
+    @property
+    def name(self) -> str:
+        return f"packed{self.block_r}x{self.block_cw}w-w{self.num_warps}"
+
+
+@dataclass(frozen=True)
 class CopyConfig:
     block: int = 4096
     num_warps: int = 8
@@ -66,11 +84,33 @@ def word_size(problem: Problem, *addresses: int) -> int:
     return 1
 
 
-def heuristic(problem: Problem) -> TileConfig | CopyConfig:
+def pack_factor(problem: Problem) -> int:
+    """Elements per 32-bit word when the problem can move as words (transpose_packed), else 0."""
+    if problem.kind != "transpose" or problem.itemsize not in (1, 2):
+        return 0
+    pack = 4 // problem.itemsize
+    strides_ok = all(s % 4 == 0 for s in (*problem.batch_strides, problem.row_stride))
+    if problem.col_stride != problem.itemsize or not strides_ok or problem.rows % pack or problem.cols % pack:
+        return 0
+    return pack
+
+
+def natural_word(problem: Problem) -> int:
+    """The word a plan moves by default: 4 bytes for packable narrow elements, else the widest that fits."""
+    return 4 if pack_factor(problem) else word_size(problem)
+
+
+def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig:
     """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
     matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced."""
     if problem.kind != "transpose":
         return CopyConfig()
+    word = word or natural_word(problem)
+    if word == 4 and pack_factor(problem):
+        pack = pack_factor(problem)
+        block_r = min(128, _pow2_at_least(problem.rows))
+        block_cw = min(32, _pow2_at_least(problem.cols // pack))
+        return PackedConfig(max(block_r, 4), block_cw, 4)
     elements = max(64, TILE_BYTES // problem.itemsize)
     side = _pow2_at_most(int(math.isqrt(elements)))
     block_c = min(side, _pow2_at_least(problem.cols))
@@ -81,11 +121,19 @@ def heuristic(problem: Problem) -> TileConfig | CopyConfig:
     return TileConfig(block_r, block_c, warps)
 
 
-def candidates(problem: Problem) -> list[TileConfig | CopyConfig]:
-    """What autotuning measures: tiles of 2 to 64 KiB around the heuristic's shape, 4 or 8 warps."""
+def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | CopyConfig | PackedConfig]:
+    """What autotuning measures: tiles of 2 to 64 KiB around the heuristic's shape, 4 or 8 warps; for packable
+    narrow elements also the packed kernel's tiles."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
-    found = {heuristic(problem)}
+    word = word or natural_word(problem)
+    found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
+    if word == 4 and pack_factor(problem):
+        for br in (32, 64, 128, 256, 512):
+            for bcw in (8, 16, 32, 64, 128):
+                if 4096 <= br * bcw * 4 <= 64 * 1024:
+                    for warps in (4, 8):
+                        found.add(PackedConfig(br, bcw, warps))
     r_cap, c_cap = _pow2_at_least(problem.rows), _pow2_at_least(problem.cols)
     for br in (8, 16, 32, 64, 128, 256, 512, 1024):
         for bc in (8, 16, 32, 64, 128, 256, 512, 1024):
@@ -94,4 +142,5 @@ def candidates(problem: Problem) -> list[TileConfig | CopyConfig]:
                 continue
             for warps in (4, 8):
                 found.add(TileConfig(br, bc, warps))
-    return sorted(found, key=lambda c: (c.block_r * c.block_c, c.block_r, c.num_warps))
+    return sorted(found, key=lambda c: (c.name[0], c.block_r * getattr(c, "block_c", getattr(c, "block_cw", 1)),
+                                        c.block_r, c.num_warps))

@@ -7,6 +7,11 @@ memory. An element of WORDS machine words (16-byte elements as two 8-byte words)
 each thread still moves whole elements. Tiles are numbered down a column of tiles first, so neighbouring
 programs write neighbouring stretches of the same output rows.
 
+transpose_packed: 1- and 2-byte elements moved as 32-bit words. A program loads BLOCK_R rows x BLOCK_CW words
+(PACK elements each), regroups the elements of PACK consecutive rows into output words with shifts and masks,
+and stores PACK word-tiles, one per element position, each along the output rows. Both global sides and the
+shared-memory exchange move whole 4-byte words instead of single bytes.
+
 copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
 with one stride per batch and column.
 """
@@ -43,6 +48,37 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
         tile = tl.load(src, mask=mask3)
         dst = out_base + (c[None, :, None] * rows + r[:, None, None]) * WORDS + w[None, None, :]
         tl.store(dst, tile, mask=mask3)
+
+
+@triton.jit
+def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c,
+                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr):
+    BITS: tl.constexpr = 32 // PACK
+    MASK: tl.constexpr = (1 << BITS) - 1
+    BLOCK_RW: tl.constexpr = BLOCK_R // PACK
+    pid = tl.program_id(0)
+    if WIDE:
+        pid = pid.to(tl.int64)
+    per_matrix = tiles_r * tiles_c
+    b = pid // per_matrix
+    t = pid - b * per_matrix
+    tc = t // tiles_r
+    tr = t - tc * tiles_r
+    cols_w = cols // PACK
+    rows_w = rows // PACK
+    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
+    cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
+    mask = (r[:, None] < rows) & (cw[None, :] < cols_w)
+    words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + cw[None, :], mask=mask, other=0)
+    words = tl.reshape(words.to(tl.uint32, bitcast=True), [BLOCK_RW, PACK, BLOCK_CW])
+    j = tl.arange(0, PACK)[None, :, None].to(tl.uint32)
+    rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
+    out_base = out_ptr + b * rows_w * cols
+    for k in tl.static_range(PACK):
+        packed = tl.sum(((words >> (BITS * k)) & MASK) << (BITS * j), axis=1)  # disjoint bits: sum is OR
+        c_out = cw * PACK + k
+        m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
+        tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
 
 
 @triton.jit

@@ -6,8 +6,10 @@ import math
 from dataclasses import dataclass, field
 
 from ..problem import Problem
-from .configs import CopyConfig, TileConfig, heuristic
+from .configs import CopyConfig, PackedConfig, TileConfig, heuristic
 from .launch import Launch
+
+Config = TileConfig | CopyConfig | PackedConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 
@@ -15,7 +17,7 @@ WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bit
 @dataclass
 class EnginePlan:
     problem: Problem
-    config: TileConfig | CopyConfig
+    config: Config
     word: int
     reason: str
     pieces: list[tuple[int, int, Launch]] = field(default_factory=list)  # (x byte offset, out byte offset, ...)
@@ -25,7 +27,7 @@ class EnginePlan:
         return self.config.name if self.problem.kind != "empty" else "empty"
 
 
-def _launch(problem: Problem, config: TileConfig | CopyConfig, word: int, inner: int, inner_stride: int) -> Launch:
+def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int) -> Launch:
     from . import kernels
 
     words = problem.itemsize // word
@@ -40,11 +42,21 @@ def _launch(problem: Problem, config: TileConfig | CopyConfig, word: int, inner:
                       (total, problem.cols, inner_stride // word, problem.col_stride // word),
                       {"BLOCK": config.block, "WORDS": words, "CONTIGUOUS": contiguous, "WIDE": wide},
                       config.num_warps, word)
+    reach = (abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
+             abs(problem.col_stride) * problem.cols) // word
+    if isinstance(config, PackedConfig):
+        pack = 4 // problem.itemsize
+        assert word == 4 and problem.rows % pack == 0 and problem.cols % pack == 0
+        tiles_r = math.ceil(problem.rows / config.block_r)
+        tiles_c = math.ceil(problem.cols // pack / config.block_cw)
+        wide = inner * problem.rows * problem.cols // pack >= WIDE_FROM or reach >= WIDE_FROM
+        return Launch(kernels.transpose_packed, inner * tiles_r * tiles_c,
+                      (problem.rows, problem.cols, inner_stride // 4, problem.row_stride // 4, tiles_r, tiles_c),
+                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide},
+                      config.num_warps, 4)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
     tiles_c = math.ceil(problem.cols / config.block_c)
-    reach = (abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
-             abs(problem.col_stride) * problem.cols) // word
     wide = inner * problem.rows * problem.cols * words >= WIDE_FROM or reach >= WIDE_FROM
     return Launch(kernels.transpose_tiles, inner * tiles_r * tiles_c,
                   (problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
@@ -53,13 +65,13 @@ def _launch(problem: Problem, config: TileConfig | CopyConfig, word: int, inner:
                   config.num_warps, word)
 
 
-def build(problem: Problem, word: int, config: TileConfig | CopyConfig | None = None,
+def build(problem: Problem, word: int, config: Config | None = None,
           reason: str | None = None) -> EnginePlan:
     """A plan with `config` (the heuristic's if None), moving `word`-byte words."""
     if problem.kind == "empty":
         return EnginePlan(problem, CopyConfig(), word, "nothing to move")
     if config is None:
-        config = heuristic(problem)
+        config = heuristic(problem, word)
         reason = reason or "heuristic: tiles of about 16 KiB shaped to the matrix"
     plan = EnginePlan(problem, config, word, reason or "given")
     *outer, inner = problem.batch or (1,)

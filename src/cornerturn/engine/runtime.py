@@ -20,27 +20,35 @@ def current_stream(view: ArrayView, device: int) -> int:
 
 
 def run_views(plan, x: ArrayView, out: ArrayView) -> None:
-    import torch
-
-    from . import choose
-
-    device = int(x.device.split(":")[1])
-    if (x.ptr | out.ptr) % plan.word:
-        # an address not aligned to the plan's word: the same problem in narrower words
-        narrow = next(w for w in (4, 2, 1) if w < plan.word and (x.ptr | out.ptr) % w == 0)
-        plan = choose(plan.problem, x.device, narrow)
     if x.library == "jax":
         x.obj.block_until_ready()  # JAX does not expose its stream: wait for the producer
-    switch = torch.cuda.current_device() != device
-    if switch:
-        previous = torch.cuda.current_device()
+    device = int(x.device.split(":")[1])
+    stream = None if x.library == "torch" else current_stream(x, device)
+    run_pointers(plan, x.ptr, out.ptr, device, stream)
+    if x.library == "jax":
+        import torch
+
+        torch.cuda.synchronize(device)  # JAX will read `out` on a stream we cannot order against
+
+
+def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None = None) -> None:
+    """Launch `plan` on `device` with raw addresses, on `stream` (torch's current stream if None)."""
+    import torch
+
+    if (x_ptr | out_ptr) % plan.word:
+        from . import choose
+
+        # an address not aligned to the plan's word: the same problem in narrower words
+        narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
+        plan = choose(plan.problem, f"cuda:{device}", narrow)
+    previous = torch.cuda.current_device()
+    if previous != device:
         torch.cuda.set_device(device)
     try:
-        stream = current_stream(x, device)
+        if stream is None:
+            stream = torch._C._cuda_getCurrentRawStream(device)
         for x_offset, out_offset, launch in plan.pieces:
-            launch.run_pointers(x.ptr + x_offset, out.ptr + out_offset, stream, device)
-        if x.library == "jax":
-            torch.cuda.synchronize(device)  # JAX will read `out` on a stream we cannot order against
+            launch.run_pointers(x_ptr + x_offset, out_ptr + out_offset, stream, device)
     finally:
-        if switch:
+        if previous != device:
             torch.cuda.set_device(previous)

@@ -18,7 +18,9 @@ import warnings
 from pathlib import Path
 
 from ..problem import Problem
-from .configs import CopyConfig, TileConfig, candidates
+from .configs import CopyConfig, PackedConfig, TileConfig, candidates
+
+_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig}
 
 SCHEMA = 1
 DEFAULT_BUDGET_S = 20.0
@@ -79,14 +81,14 @@ def save(path: Path | None, entries: dict) -> None:
     tmp.replace(path)
 
 
-def config_from_dict(d: dict) -> TileConfig | CopyConfig:
-    kind = d.get("kind")
+def config_from_dict(d: dict):
     fields = {k: v for k, v in d.items() if k != "kind"}
-    return TileConfig(**fields) if kind == "tiles" else CopyConfig(**fields)
+    return _KINDS[d["kind"]](**fields)
 
 
-def config_to_dict(c: TileConfig | CopyConfig) -> dict:
-    return {"kind": "tiles" if isinstance(c, TileConfig) else "copy", **dataclasses.asdict(c)}
+def config_to_dict(c) -> dict:
+    kind = next(k for k, t in _KINDS.items() if isinstance(c, t))
+    return {"kind": kind, **dataclasses.asdict(c)}
 
 
 def _device_name(device: str) -> str:
@@ -146,7 +148,7 @@ def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: fl
         reference = None
         timings = []
         deadline = time.perf_counter() + budget_s
-        for config in candidates(problem):
+        for config in candidates(problem, word):
             if time.perf_counter() > deadline:
                 timings.append({"config": config_to_dict(config), "median_s": None, "note": "over budget"})
                 continue
