@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("env", "tests", "big", "overhead", "sanitizer", "tune", "bench", "lab")
+SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "lab")
 
 
 def sh(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) -> tuple[int, str]:
@@ -89,6 +89,34 @@ def section_overhead(out: Path, log: Path) -> dict:
     return res
 
 
+def section_profile(out: Path, log: Path) -> dict:
+    """Where the host time of a small call goes (cProfile over many calls)."""
+    import cProfile
+    import io
+    import pstats
+
+    import torch
+
+    import cornerturn
+
+    x = torch.randn(64, 64, device="cuda")
+    out = torch.empty(64, 64, device="cuda")
+    plan = cornerturn.plan((64, 64), torch.float32, device="cuda")
+    res = {}
+    for name, stmt in (("execute", lambda: plan.execute(x, out)), ("transpose", lambda: cornerturn.transpose(x))):
+        stmt()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(3000):
+            stmt()
+        prof.disable()
+        torch.cuda.synchronize()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(12)
+        res[name] = buf.getvalue().splitlines()[-20:]
+    return res
+
+
 def section_sanitizer(out: Path, log: Path) -> dict:
     res = {}
     for tool in ("memcheck", "racecheck"):
@@ -107,7 +135,7 @@ def section_tune(out: Path, log: Path) -> dict:
 
     os.environ.setdefault("CORNERTURN_CACHE_DIR", str(out / "tune-cache"))
     res = {}
-    for shape, dtype in [((16384, 16384), torch.float32), ((32768, 32768), torch.int8),
+    for shape, dtype in [((32768, 32768), torch.int8), ((16384, 16384), torch.float32),
                          ((16384, 16384), torch.float16), ((8192, 8192), torch.complex128),
                          ((4097, 4095), torch.float32), ((2097152, 96), torch.float32)]:
         x = torch.randn(shape, device="cuda").to(dtype) if dtype != torch.int8 else \
@@ -120,9 +148,16 @@ def section_tune(out: Path, log: Path) -> dict:
         tune_s = time.time() - start
         t_t = time_cuda(lambda p=tuned, x=x, o=o: p.execute(x, o), repeats=10).median
         gb = 2 * x.numel() * x.element_size() / 1e9
-        res[f"{str(dtype)[6:]} {shape}"] = {"heuristic": heur.method, "heuristic_gbps": gb / t_h,
-                                            "tuned": tuned.method, "tuned_gbps": gb / t_t, "tune_s": tune_s,
-                                            "reason": tuned.reason}
+        from cornerturn.engine.tune import cache_file, load
+
+        entries = load(cache_file(torch.cuda.get_device_name(0)))
+        timings = [t for e in entries.values() if e["problem"] == tuned.problem.describe() for t in e["timings"]]
+        ranked = sorted((t for t in timings if t.get("median_s")), key=lambda t: t["median_s"])
+        res[f"{str(dtype)[6:]} {shape}"] = {
+            "heuristic": heur.method, "heuristic_gbps": gb / t_h, "tuned": tuned.method, "tuned_gbps": gb / t_t,
+            "tune_s": tune_s, "reason": tuned.reason, "candidates": len(timings),
+            "top": [(t["config"], round(gb / t["median_s"], 1)) for t in ranked[:6]],
+            "worst": [(t["config"], round(gb / t["median_s"], 1)) for t in ranked[-2:]]}
         del x, o
     torch.cuda.empty_cache()
     return res

@@ -131,7 +131,7 @@ def test_candidates_are_valid_and_include_the_heuristic():
     problem = canonical((4097, 4095), (4095 * 4, 4), 4)
     cands = candidates(problem)
     assert heuristic(problem) in cands and len(cands) > 10
-    assert all(2048 <= c.block_r * c.block_c * 4 <= 64 * 1024 for c in cands if c != heuristic(problem))
+    assert all(4096 <= c.block_r * c.block_c * 4 <= 32 * 1024 for c in cands if c != heuristic(problem))
 
 
 def test_tile_config_validates():

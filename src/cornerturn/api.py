@@ -109,9 +109,7 @@ class Plan:
         lo, hi = self._x_extent
         if self._out_nbytes and x_ptr + lo < out_ptr + self._out_nbytes and out_ptr < x_ptr + hi:
             return None
-        from .engine.runtime import run_pointers
-
-        run_pointers(self._backend, x_ptr, out_ptr, self._index)
+        _engine_run_pointers()(self._backend, x_ptr, out_ptr, self._index)
         return out
 
     @property
@@ -211,6 +209,13 @@ def _torch_tensor() -> type | None:
         if _torch is None:
             return None
     return _torch.Tensor
+
+
+@functools.cache
+def _engine_run_pointers():
+    from .engine.runtime import run_pointers
+
+    return run_pointers
 
 
 def _extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:

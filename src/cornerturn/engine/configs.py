@@ -102,17 +102,22 @@ def natural_word(problem: Problem) -> int:
 
 def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig:
     """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
-    matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced."""
+    matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced; packed
+    words for narrow elements; the shapes that autotuning found best on an H200 where they differ."""
     if problem.kind != "transpose":
         return CopyConfig()
     word = word or natural_word(problem)
     if word == 4 and pack_factor(problem):
         pack = pack_factor(problem)
         block_r = min(128, _pow2_at_least(problem.rows))
-        block_cw = min(32, _pow2_at_least(problem.cols // pack))
+        block_cw = min(32 if pack == 4 else 64, _pow2_at_least(problem.cols // pack))
         return PackedConfig(max(block_r, 4), block_cw, 4)
+    if problem.itemsize == 16 and problem.rows >= 8 and problem.cols >= 32:
+        return TileConfig(8, 32, 8)  # measured best on an H200 (docs/engine.md)
     elements = max(64, TILE_BYTES // problem.itemsize)
     side = _pow2_at_most(int(math.isqrt(elements)))
+    if side < problem.cols <= 2 * side:  # one tile spans the columns: 2097152x96 -> 64x128
+        return TileConfig(side, 2 * side, 8)
     block_c = min(side, _pow2_at_least(problem.cols))
     block_r = min(_pow2_at_least(problem.rows), _pow2_at_most(elements // block_c), MAX_BLOCK)
     if block_r < side:  # few rows: give the spare lanes to the columns
@@ -122,8 +127,8 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
 
 
 def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | CopyConfig | PackedConfig]:
-    """What autotuning measures: tiles of 2 to 64 KiB around the heuristic's shape, 4 or 8 warps; for packable
-    narrow elements also the packed kernel's tiles."""
+    """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
+    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
@@ -131,14 +136,17 @@ def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | C
     if word == 4 and pack_factor(problem):
         for br in (32, 64, 128, 256, 512):
             for bcw in (8, 16, 32, 64, 128):
-                if 4096 <= br * bcw * 4 <= 64 * 1024:
+                if 4096 <= br * bcw * 4 <= 32 * 1024:
                     for warps in (4, 8):
                         found.add(PackedConfig(br, bcw, warps))
     r_cap, c_cap = _pow2_at_least(problem.rows), _pow2_at_least(problem.cols)
     for br in (8, 16, 32, 64, 128, 256, 512, 1024):
         for bc in (8, 16, 32, 64, 128, 256, 512, 1024):
             size = br * bc * problem.itemsize
-            if br > max(r_cap, 8) or bc > max(c_cap, 8) or not 2048 <= size <= 64 * 1024:
+            skinny = br >= r_cap or bc >= c_cap
+            if br > max(r_cap, 8) or bc > max(c_cap, 8) or not 4096 <= size <= 32 * 1024:
+                continue
+            if not skinny and max(br, bc) > 8 * min(br, bc):
                 continue
             for warps in (4, 8):
                 found.add(TileConfig(br, bc, warps))

@@ -63,7 +63,7 @@ class Launch:
         given = dict(zip(names[2:], self.ints))
         given.update(self.constexprs)
         tail = tuple(given[n] for n in names[2:])
-        entry = (compiled, tail)
+        entry = (_direct_launch(compiled, self.programs, tail), compiled, tail)
         self._compiled[key] = entry
         return entry
 
@@ -73,6 +73,28 @@ class Launch:
         entry = self._compiled.get(key)
         if entry is None:
             entry = self._compile(key, x_ptr, out_ptr, device)
-        compiled, tail = entry
-        compiled.run(self.programs, 1, 1, stream, compiled.function, compiled.packed_metadata, None, None, None,
-                     x_ptr, out_ptr, *tail)
+        direct, compiled, tail = entry
+        if direct is not None:
+            direct(stream, x_ptr, out_ptr)
+        else:
+            compiled.run(self.programs, 1, 1, stream, compiled.function, compiled.packed_metadata, None, None, None,
+                         x_ptr, out_ptr, *tail)
+
+
+def _direct_launch(compiled: Any, programs: int, tail: tuple):
+    """The C launcher of a compiled kernel with everything but the stream and pointers bound, or None where
+    this Triton's launcher is not the one this was written against (then CompiledKernel.run is used)."""
+    launcher = compiled.run
+    try:
+        if launcher.global_scratch_size or launcher.profile_scratch_size:
+            return None
+        launch, coop, pdl = launcher.launch, launcher.launch_cooperative_grid, launcher.launch_pdl
+        function, meta = compiled.function, compiled.packed_metadata
+    except AttributeError:
+        return None
+
+    def direct(stream: int, x_ptr: int, out_ptr: int) -> None:
+        launch(programs, 1, 1, stream, function, coop, pdl, None, None, meta, None, None, None, x_ptr, out_ptr,
+               *tail)
+
+    return direct

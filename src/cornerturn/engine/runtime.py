@@ -41,7 +41,7 @@ def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None
         # an address not aligned to the plan's word: the same problem in narrower words
         narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
         plan = choose(plan.problem, f"cuda:{device}", narrow)
-    previous = torch.cuda.current_device()
+    previous = torch._C._cuda_getDevice()
     if previous != device:
         torch.cuda.set_device(device)
     try:

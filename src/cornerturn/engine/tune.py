@@ -23,7 +23,7 @@ from .configs import CopyConfig, PackedConfig, TileConfig, candidates
 _KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig}
 
 SCHEMA = 1
-DEFAULT_BUDGET_S = 20.0
+DEFAULT_BUDGET_S = 30.0
 
 
 def cache_dir() -> Path | None:
