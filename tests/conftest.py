@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 
-# Triton kernels run in Triton's interpreter here; the GPU script sets CORNERTURN_GPU_TESTS=1 to run them for real
+# Without a GPU, Triton kernels run in Triton's interpreter and the lab's numba-cuda kernels in numba-cuda's
+# simulator (both read at import). The GPU script sets CORNERTURN_GPU_TESTS=1 to run them for real.
 if os.environ.get("CORNERTURN_GPU_TESTS") != "1":
     os.environ.setdefault("TRITON_INTERPRET", "1")
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import numpy as np
 import pytest
