@@ -48,8 +48,8 @@ def test_in_place_square_ragged_and_refusal():
 def test_tile_rows_beyond_the_grid_limit_are_looped(monkeypatch):
     monkeypatch.setattr(registry, "GRID_Y_MAX", 1)
     names = [k.name for k in registry.REGISTRY if not k.in_place and k.name != "naive-1d"]
-    report = run_lab(70, 9, "float32", names)
-    assert all(registry.launch_shape(registry.get(n), 70, 9)[0][1] == 1 for n in names)
+    report = run_lab(70, 45, "float32", names)
+    assert all(registry.launch_shape(registry.get(n), 70, 45)[0][1] == 1 for n in names)
     assert failures(report) == []
 
 

@@ -1,4 +1,4 @@
-"""The `cornerturn` command: run (the main job), bench, info."""
+"""The `cornerturn` command: run (the main job), bench, lab, explain, info."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 # a wide table when the output is a file or a pipe (CI logs, docs), the terminal's width otherwise
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -72,6 +74,146 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if wrong and any(r.role == "ours" for r in wrong) else 0
 
 
+def _use_simulator_without_gpu() -> bool:
+    """Switch numba-cuda to its simulator (before numba.cuda is imported) when there is no GPU."""
+    import os
+
+    from .info import cuda_devices
+
+    if not cuda_devices()[0]:
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+        return True
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    from .lab import report as lab_report
+    from .lab.registry import REGISTRY
+
+    simulated = _use_simulator_without_gpu()
+    from .lab.runner import run_lab
+
+    rows, cols = args.rows, args.cols
+    if rows is None or cols is None:
+        size = args.size or (70 if simulated else 4096)
+        rows, cols = rows or size, cols or size
+    names = args.kernels.split(",") if args.kernels else [k.name for k in REGISTRY]
+    unknown = [n for n in names if n not in {k.name for k in REGISTRY}]
+    if unknown:
+        console.print(f"[red]--kernels: unknown {', '.join(unknown)}; choose from "
+                      f"{', '.join(k.name for k in REGISTRY)}[/red]")
+        return 2
+    if simulated:
+        console.print(f"no GPU: running each kernel in numba-cuda's simulator on {rows}x{cols} "
+                      "(correctness only; the figures are the model's)")
+    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=args.no_progress) as bar:
+        task = bar.add_task("lab", total=len(names))
+
+        def progress(name: str) -> None:
+            bar.update(task, advance=1, description=name)
+
+        result = run_lab(rows, cols, args.dtype, names, repeats=0 if simulated else args.repeats,
+                         progress=progress)
+    profile = None
+    if args.profile:
+        profile = _profile(result, simulated)
+    table_rows = lab_report.rows(result, profile)
+    console.print(lab_report.table(result, table_rows))
+    for r in table_rows:
+        if r["note"]:
+            console.print(f"note: {r['kernel']}: {r['note']}", highlight=False)
+    if profile:
+        for line in _profile_verdicts(table_rows):
+            console.print(line, highlight=False)
+    if args.json:
+        lab_report.write_json(result, table_rows, args.json)
+        console.print(f"wrote {args.json}")
+    if args.plot:
+        lab_report.write_plot(result, table_rows, args.plot)
+        console.print(f"wrote {args.plot}")
+    return 1 if any(r.verified is False for r in result.results) else 0
+
+
+def _profile(result, simulated: bool) -> dict | None:
+    from .lab import profile
+
+    if simulated or profile.ncu_path() is None:
+        console.print("--profile: needs a GPU and Nsight Compute (ncu) on the PATH; skipped")
+        return None
+    found = {}
+    for r in result.results:
+        if r.verified is None:
+            continue
+        try:
+            found[r.kernel] = profile.counters(r.kernel, result.rows, result.cols, result.dtype)
+        except Exception as exc:  # a kernel ncu cannot profile is reported, not fatal
+            found[r.kernel] = {"error": str(exc)[:300]}
+    return found
+
+
+def _profile_verdicts(table_rows: list[dict]) -> list[str]:
+    from .lab.profile import agrees
+
+    lines = []
+    for r in table_rows:
+        n = r.get("ncu")
+        if not n or "error" in n:
+            lines.append(f"ncu {r['kernel']}: {n.get('error') if n else 'not profiled'}")
+            continue
+        checks = {
+            "load sectors/request": (n["load_sectors_per_request"], r["model_load_sectors"]),
+            "store sectors/request": (n["store_sectors_per_request"], r["model_store_sectors"]),
+            "shared-load conflicts": (n["shared_load_conflicts_per_instruction"], r["model_shared_load_conflicts"]),
+            "shared-store conflicts": (n["shared_store_conflicts_per_instruction"],
+                                       r["model_shared_store_conflicts"]),
+        }
+        off = [f"{k}: ncu {v[0]:.2f} vs model {v[1]:.2f}" for k, v in checks.items()
+               if v[0] is not None and not agrees(v[0], v[1])]
+        r["ncu_agrees"] = not off
+        lines.append(f"ncu {r['kernel']}: " + ("agrees with the model" if not off else "DIFFERS: " + "; ".join(off)))
+    return lines
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explain.gpus import spec
+    from .explain.model import model, occupancy
+    from .explain.picture import draw
+    from .lab.registry import get
+
+    try:
+        kernel = get(args.kernel)
+        gpu = spec(args.gpu)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
+    import numpy as np
+
+    itemsize = np.dtype(args.dtype).itemsize
+    m = model(kernel, itemsize)
+    console.print(f"[bold]{kernel.name}[/bold]: {kernel.teaches}", highlight=False)
+    console.print(f"tile {kernel.tile[0]}x{kernel.tile[1]}{' + pad ' + str(kernel.pad) if kernel.pad else ''}, "
+                  f"block {kernel.block[0]}x{kernel.block[1]} threads, {itemsize}-byte elements", highlight=False)
+    t = Table(title="one warp, one pass (interior block)")
+    for col in ("space", "op", "access", "sectors/request", "ideal", "efficiency", "bank ways", "wavefronts"):
+        t.add_column(col)
+    for a in m.accesses:
+        glob = a.space == "global"
+        t.add_row(a.space, a.op, escape(a.what), str(a.sectors) if glob else "-", str(a.ideal_sectors) if glob else "-",
+                  f"{a.ideal_sectors / a.sectors:.0%}" if glob else "-", "-" if glob else f"{a.ways}-way",
+                  "-" if glob else str(a.wavefronts))
+    console.print(t)
+    occ = occupancy(kernel, itemsize, gpu, args.registers)
+    console.print(f"on {gpu.name}: {occ.threads_per_block} threads and {occ.shared_per_block} B of shared memory "
+                  f"per block, {occ.registers_per_thread} registers per thread (assumed): {occ.blocks_per_sm} "
+                  f"blocks per SM, limited by {occ.limited_by}; theoretical occupancy {occ.occupancy:.0%}",
+                  highlight=False)
+    if args.png:
+        draw(kernel.name, args.png, itemsize)
+        console.print(f"wrote {args.png}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: what this machine has, then the benchmark on the best device, with JSON and a plot."""
     out = Path(args.output)
@@ -82,7 +224,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     bench_args = argparse.Namespace(device=device, suite=args.suite, methods=None, repeats=args.repeats,
                                     json=str(out / f"bench-{device}.json"), plot=str(out / f"bench-{device}.png"),
                                     no_progress=args.no_progress)
-    return cmd_bench(bench_args)
+    code = cmd_bench(bench_args)
+    console.rule("lab" + (" (simulator)" if device == "cpu" else ""))
+    lab_args = argparse.Namespace(rows=None, cols=None, size=None, dtype="float32", kernels=None,
+                                  repeats=args.repeats, profile=False, json=str(out / "lab.json"),
+                                  plot=str(out / "lab.png"), no_progress=args.no_progress)
+    return code or cmd_lab(lab_args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Matrix transposition at the memory-bandwidth limit, and a lab of the classic CUDA kernels.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("run", help="the main job: info, then the benchmark on the GPU (or the CPU without one)")
+    p = sub.add_parser("run", help="the main job: info, the benchmark on the GPU (or the CPU without one), then "
+                                   "the lab (on the GPU, or checked in the simulator)")
     p.add_argument("--output", default="cornerturn-results", help="folder for JSON and plots")
     p.add_argument("--suite", default=None, help="benchmark suite (default: cuda on a GPU, cpu otherwise)")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per case and method (median reported)")
@@ -108,6 +256,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("lab", help="run the classic CUDA transpose kernels: check, time, model (simulator "
+                                   "without a GPU)")
+    p.add_argument("--size", type=int, default=None, help="square matrix side (default 4096; 70 in the simulator)")
+    p.add_argument("--rows", type=int, default=None)
+    p.add_argument("--cols", type=int, default=None)
+    p.add_argument("--dtype", default="float32", choices=("uint8", "int8", "float16", "float32", "float64"))
+    p.add_argument("--kernels", default=None, help="comma-separated kernel names (default: all)")
+    p.add_argument("--repeats", type=int, default=10, help="timed repeats per kernel (median reported)")
+    p.add_argument("--profile", action="store_true", help="read Nsight Compute counters next to the model")
+    p.add_argument("--json", default=None, metavar="PATH")
+    p.add_argument("--plot", default=None, metavar="PATH", help="bar chart PNG")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_lab)
+
+    p = sub.add_parser("explain", help="the model of one lab kernel: sectors, bank conflicts, occupancy, picture")
+    p.add_argument("kernel", help="a lab kernel name (cornerturn lab lists them)")
+    p.add_argument("--gpu", default=None, help="a GPU name (H200, H100, A100, L4, RTX4090, V100); default: "
+                                               "the current one, else H100")
+    p.add_argument("--dtype", default="float32", choices=("uint8", "int8", "float16", "float32", "float64"))
+    p.add_argument("--registers", type=int, default=32, help="registers per thread for occupancy")
+    p.add_argument("--png", default=None, metavar="PATH", help="write a picture of one warp's accesses")
+    p.set_defaults(func=cmd_explain)
+
     p = sub.add_parser("info", help="versions, devices, and which backends are available and why not")
     p.set_defaults(func=cmd_info)
     return parser
@@ -121,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if getattr(args, "repeats", 1) < 1:
         parser.error("--repeats must be >= 1")
+    for name in ("size", "rows", "cols"):
+        if getattr(args, name, None) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name} must be >= 1")
     try:
         from .bench.suites import SUITES
 

@@ -30,13 +30,13 @@ def make_tiled(dtype, tile: int = 32, rows: int = 8, pad: int = 0, diagonal: boo
         tiles_y = (n_rows + TILE - uint32(1)) // TILE
         block_y = uint32(cuda.blockIdx.y)
         while block_y < tiles_y:  # tile rows beyond the grid's y limit
-            block_x = uint32(cuda.blockIdx.x)
+            bx, by = uint32(cuda.blockIdx.x), block_y
             if DIAGONAL:  # renumber along diagonals: consecutive blocks hit different memory partitions
-                linear = block_x + tiles_x * block_y
-                block_y = linear % tiles_y
-                block_x = (linear // tiles_y + block_y) % tiles_x
-            x0 = block_x * TILE
-            y0 = block_y * TILE
+                linear = bx + tiles_x * by
+                by = linear % tiles_y
+                bx = (linear // tiles_y + by) % tiles_x
+            x0 = bx * TILE
+            y0 = by * TILE
             for j in range(uint32(0), TILE, ROWS):
                 if y0 + ty + j < n_rows and x0 + tx < n_cols:
                     buf[ty + j, tx] = x[y0 + ty + j, x0 + tx]
