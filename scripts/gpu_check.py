@@ -118,12 +118,18 @@ def section_profile(out: Path, log: Path) -> dict:
 
 
 def section_sanitizer(out: Path, log: Path) -> dict:
+    """compute-sanitizer memcheck and racecheck over every engine kernel path and every lab kernel."""
     res = {}
-    for tool in ("memcheck", "racecheck"):
-        rc, text = sh(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", sys.executable,
-                       "scripts/gpu_paths.py"], log, timeout=900)
-        summary = [line for line in text.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
-        res[tool] = {"rc": rc, "summary": summary[-1:] or text.strip().splitlines()[-2:]}
+    programs = {"engine": [sys.executable, "scripts/gpu_paths.py"],
+                "lab": [sys.executable, "-m", "cornerturn.cli", "lab", "--rows", "200", "--cols", "150",
+                        "--repeats", "1", "--no-progress"],
+                "lab-square": [sys.executable, "-m", "cornerturn.cli", "lab", "--size", "130", "--kernels",
+                               "inplace-square,diagonal", "--repeats", "1", "--no-progress"]}
+    for what, program in programs.items():
+        for tool in ("memcheck", "racecheck"):
+            rc, text = sh(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", *program], log, timeout=900)
+            summary = [line for line in text.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
+            res[f"{what} {tool}"] = {"rc": rc, "summary": summary[-1:] or text.strip().splitlines()[-2:]}
     return res
 
 
@@ -133,7 +139,7 @@ def section_tune(out: Path, log: Path) -> dict:
     import cornerturn
     from cornerturn.engine.timing import time_cuda
 
-    os.environ.setdefault("CORNERTURN_CACHE_DIR", str(out / "tune-cache"))
+    os.environ["CORNERTURN_CACHE_DIR"] = "/tmp/cornerturn-tune-cache"
     res = {}
     for shape, dtype in [((32768, 32768), torch.int8), ((16384, 16384), torch.float32),
                          ((16384, 16384), torch.float16), ((8192, 8192), torch.complex128),
@@ -164,22 +170,38 @@ def section_tune(out: Path, log: Path) -> dict:
 
 
 def section_bench(out: Path, log: Path) -> dict:
+    """The benchmark with the engine's default (heuristic) plans: no tuning cache."""
     res = {}
     for suite in ("cuda", "cuda-small"):
         rc, text = sh([sys.executable, "-m", "cornerturn.cli", "bench", "--device", "cuda", "--suite", suite,
                        "--repeats", "10", "--no-progress", "--json", str(out / f"bench-{suite}.json"),
                        *(["--plot", str(out / f"bench-{suite}.png")] if suite == "cuda" else [])], log,
-                      timeout=1200)
+                      timeout=1200, env={"CORNERTURN_CACHE_DIR": "off"})
         res[suite] = {"rc": rc}
         print(text[-6000:], flush=True)
     return res
 
 
 def section_lab(out: Path, log: Path) -> dict:
+    """The lab at its default size with JSON and chart; its counters under ncu; the CUDA C twins at 16384^2."""
+    res = {}
     rc, text = sh([sys.executable, "-m", "cornerturn.cli", "lab", "--json", str(out / "lab.json"), "--plot",
                    str(out / "lab.png"), "--no-progress"], log, timeout=900)
-    print(text[-5000:], flush=True)
-    return {"rc": rc}
+    print(text[-6000:], flush=True)
+    res["lab"] = {"rc": rc}
+    rc, text = sh([sys.executable, "-m", "cornerturn.cli", "lab", "--size", "2048", "--repeats", "3", "--profile",
+                   "--json", "/tmp/lab-profile.json", "--no-progress"], log, timeout=900)
+    print(text[-7000:], flush=True)
+    res["profile"] = {"rc": rc, "verdicts": [ln for ln in text.splitlines() if ln.startswith("ncu ")]}
+    if Path("/tmp/lab-profile.json").exists():
+        res["profile"]["table"] = json.loads(Path("/tmp/lab-profile.json").read_text())["table"]
+    rc, text = sh([sys.executable, "scripts/lab_twins.py", "--size", "16384", "--json", "/tmp/twins.json"], log,
+                  timeout=900)
+    print(text[-3000:], flush=True)
+    res["twins"] = {"rc": rc}
+    if Path("/tmp/twins.json").exists():
+        res["twins"]["rows"] = json.loads(Path("/tmp/twins.json").read_text())["rows"]
+    return res
 
 
 def main() -> int:

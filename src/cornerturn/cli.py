@@ -214,6 +214,25 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Autotune the GPU engine for each case of a suite; every candidate's timing goes to the tuning cache."""
+    import cornerturn
+    from cornerturn.engine import tune
+
+    from .bench.suites import suite
+
+    if not _gpu_present():
+        console.print("[red]tune: needs a GPU and the GPU engine (cornerturn info says why not)[/red]")
+        return 2
+    tune.DEFAULT_BUDGET_S = args.budget
+    console.print(f"tuning cache: {tune.cache_dir() or 'off (CORNERTURN_CACHE_DIR=off): nothing is kept'}")
+    for case in suite(args.suite):
+        before = cornerturn.plan(case.shape, case.dtype, device="cuda")
+        after = cornerturn.plan(case.shape, case.dtype, device="cuda", autotune=True)
+        console.print(f"{case.name}: heuristic {before.method} -> {after.method} ({after.reason})", highlight=False)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: what this machine has, then the benchmark on the best device, with JSON and a plot."""
     out = Path(args.output)
@@ -278,6 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--registers", type=int, default=32, help="registers per thread for occupancy")
     p.add_argument("--png", default=None, metavar="PATH", help="write a picture of one warp's accesses")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("tune", help="autotune the GPU engine on a suite's cases (kept in the tuning cache)")
+    p.add_argument("--suite", default="cuda", help="cases to tune (default: cuda)")
+    p.add_argument("--budget", type=float, default=30.0, help="seconds of measuring per case")
+    p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("info", help="versions, devices, and which backends are available and why not")
     p.set_defaults(func=cmd_info)

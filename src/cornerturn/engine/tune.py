@@ -98,7 +98,7 @@ def _device_name(device: str) -> str:
 
 
 def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = False,
-                 budget_s: float = DEFAULT_BUDGET_S):
+                 budget_s: float | None = None):
     """(config, reason) from the cache; measured now when `measure`; (None, None) when neither."""
     if problem.kind == "empty":
         return None, None
@@ -115,7 +115,7 @@ def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = Fa
                           stacklevel=2)
     if not measure:
         return None, None
-    timings = measure_candidates(problem, device, word, budget_s=budget_s)
+    timings = measure_candidates(problem, device, word, budget_s=budget_s or DEFAULT_BUDGET_S)
     ok = [t for t in timings if t["median_s"] is not None]
     if not ok:
         return None, None
