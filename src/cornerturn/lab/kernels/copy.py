@@ -19,14 +19,15 @@ def make_copy(dtype, tile: int = 32, rows: int = 8):
     @cuda.jit
     def copy(out, x):
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
-        col = uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x)
+        col = uint32(uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x))
         by = uint32(cuda.blockIdx.y)
         while by < (n_rows + TILE - uint32(1)) // TILE:  # tile rows beyond the grid's y limit
-            row = by * TILE + uint32(cuda.threadIdx.y)
+            row = uint32(by * TILE + uint32(cuda.threadIdx.y))
             for j in range(uint32(0), TILE, ROWS):
-                if row + j < n_rows and col < n_cols:
-                    out[row + j, col] = x[row + j, col]
-            by += uint32(cuda.gridDim.y)
+                r = uint32(row + j)
+                if r < n_rows and col < n_cols:
+                    out[r, col] = x[r, col]
+            by = uint32(by + uint32(cuda.gridDim.y))
     return copy
 
 
@@ -40,17 +41,19 @@ def make_copy_shared(dtype, tile: int = 32, rows: int = 8):
         buf = cuda.shared.array(SHAPE, T)
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
         tx, ty = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y)
-        col = uint32(cuda.blockIdx.x) * TILE + tx
+        col = uint32(uint32(cuda.blockIdx.x) * TILE + tx)
         by = uint32(cuda.blockIdx.y)
         while by < (n_rows + TILE - uint32(1)) // TILE:  # tile rows beyond the grid's y limit
-            row = by * TILE + ty
+            row = uint32(by * TILE + ty)
             for j in range(uint32(0), TILE, ROWS):
-                if row + j < n_rows and col < n_cols:
-                    buf[ty + j, tx] = x[row + j, col]
+                r = uint32(row + j)
+                if r < n_rows and col < n_cols:
+                    buf[uint32(ty + j), tx] = x[r, col]
             cuda.syncthreads()
             for j in range(uint32(0), TILE, ROWS):
-                if row + j < n_rows and col < n_cols:
-                    out[row + j, col] = buf[ty + j, tx]
+                r = uint32(row + j)
+                if r < n_rows and col < n_cols:
+                    out[r, col] = buf[uint32(ty + j), tx]
             cuda.syncthreads()
-            by += uint32(cuda.gridDim.y)
+            by = uint32(by + uint32(cuda.gridDim.y))
     return copy_shared

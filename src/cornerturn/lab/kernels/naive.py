@@ -18,14 +18,15 @@ def make_naive_rows(dtype, tile: int = 32, rows: int = 8):
     @cuda.jit
     def naive_rows(out, x):
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
-        col = uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x)
+        col = uint32(uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x))
         by = uint32(cuda.blockIdx.y)
         while by < (n_rows + TILE - uint32(1)) // TILE:  # tile rows beyond the grid's y limit
-            row = by * TILE + uint32(cuda.threadIdx.y)
+            row = uint32(by * TILE + uint32(cuda.threadIdx.y))
             for j in range(uint32(0), TILE, ROWS):
-                if row + j < n_rows and col < n_cols:
-                    out[col, row + j] = x[row + j, col]
-            by += uint32(cuda.gridDim.y)
+                r = uint32(row + j)
+                if r < n_rows and col < n_cols:
+                    out[col, r] = x[r, col]
+            by = uint32(by + uint32(cuda.gridDim.y))
     return naive_rows
 
 
@@ -35,14 +36,15 @@ def make_naive_cols(dtype, tile: int = 32, rows: int = 8):
     @cuda.jit
     def naive_cols(out, x):
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])  # out is n_cols x n_rows
-        out_col = uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x)
+        out_col = uint32(uint32(cuda.blockIdx.x) * TILE + uint32(cuda.threadIdx.x))
         by = uint32(cuda.blockIdx.y)
         while by < (n_cols + TILE - uint32(1)) // TILE:  # tile rows beyond the grid's y limit
-            out_row = by * TILE + uint32(cuda.threadIdx.y)
+            out_row = uint32(by * TILE + uint32(cuda.threadIdx.y))
             for j in range(uint32(0), TILE, ROWS):
-                if out_row + j < n_cols and out_col < n_rows:
-                    out[out_row + j, out_col] = x[out_col, out_row + j]
-            by += uint32(cuda.gridDim.y)
+                r = uint32(out_row + j)
+                if r < n_cols and out_col < n_rows:
+                    out[r, out_col] = x[out_col, r]
+            by = uint32(by + uint32(cuda.gridDim.y))
     return naive_cols
 
 

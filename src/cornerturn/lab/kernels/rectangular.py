@@ -25,20 +25,21 @@ def make_rectangular(dtype, tile_r: int = 16, tile_c: int = 32, rows: int = 8, p
         buf = cuda.shared.array(SHAPE, T)
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
         tx, ty = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y)
-        t = ty * TILE_C + tx  # the block's threads renumbered for the write: TILE_R along an output row
-        out_c, out_r = t % TILE_R, t // TILE_R
-        tiles_y = (n_rows + TILE_R - uint32(1)) // TILE_R
+        t = uint32(ty * TILE_C + tx)  # the block's threads renumbered for the write: TILE_R along an output row
+        out_c, out_r = uint32(t % TILE_R), uint32(t // TILE_R)
+        tiles_y = uint32((n_rows + TILE_R - uint32(1)) // TILE_R)
         block_y = uint32(cuda.blockIdx.y)
         while block_y < tiles_y:  # tile rows beyond the grid's y limit
-            x0 = uint32(cuda.blockIdx.x) * TILE_C
-            y0 = block_y * TILE_R
+            x0, y0 = uint32(uint32(cuda.blockIdx.x) * TILE_C), uint32(block_y * TILE_R)
             for j in range(uint32(0), TILE_R, ROWS):
-                if y0 + ty + j < n_rows and x0 + tx < n_cols:
-                    buf[ty + j, tx] = x[y0 + ty + j, x0 + tx]
+                row, col = uint32(y0 + ty + j), uint32(x0 + tx)
+                if row < n_rows and col < n_cols:
+                    buf[uint32(ty + j), tx] = x[row, col]
             cuda.syncthreads()
             for j in range(uint32(0), TILE_C, OUT_ROWS_PER_PASS):
-                if x0 + out_r + j < n_cols and y0 + out_c < n_rows:
-                    out[x0 + out_r + j, y0 + out_c] = buf[out_c, out_r + j]
+                row, col = uint32(x0 + out_r + j), uint32(y0 + out_c)
+                if row < n_cols and col < n_rows:
+                    out[row, col] = buf[out_c, uint32(out_r + j)]
             cuda.syncthreads()
-            block_y += uint32(cuda.gridDim.y)
+            block_y = uint32(block_y + uint32(cuda.gridDim.y))
     return rectangular

@@ -26,24 +26,25 @@ def make_tiled(dtype, tile: int = 32, rows: int = 8, pad: int = 0, diagonal: boo
         buf = cuda.shared.array(SHAPE, T)
         n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
         tx, ty = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y)
-        tiles_x = (n_cols + TILE - uint32(1)) // TILE
-        tiles_y = (n_rows + TILE - uint32(1)) // TILE
+        tiles_x = uint32((n_cols + TILE - uint32(1)) // TILE)
+        tiles_y = uint32((n_rows + TILE - uint32(1)) // TILE)
         block_y = uint32(cuda.blockIdx.y)
         while block_y < tiles_y:  # tile rows beyond the grid's y limit
             bx, by = uint32(cuda.blockIdx.x), block_y
             if DIAGONAL:  # renumber along diagonals: consecutive blocks hit different memory partitions
-                linear = bx + tiles_x * by
-                by = linear % tiles_y
-                bx = (linear // tiles_y + by) % tiles_x
-            x0 = bx * TILE
-            y0 = by * TILE
+                linear = uint32(bx + tiles_x * by)
+                by = uint32(linear % tiles_y)
+                bx = uint32((linear // tiles_y + by) % tiles_x)
+            x0, y0 = uint32(bx * TILE), uint32(by * TILE)
             for j in range(uint32(0), TILE, ROWS):
-                if y0 + ty + j < n_rows and x0 + tx < n_cols:
-                    buf[ty + j, tx] = x[y0 + ty + j, x0 + tx]
+                row, col = uint32(y0 + ty + j), uint32(x0 + tx)
+                if row < n_rows and col < n_cols:
+                    buf[uint32(ty + j), tx] = x[row, col]
             cuda.syncthreads()
             for j in range(uint32(0), TILE, ROWS):
-                if x0 + ty + j < n_cols and y0 + tx < n_rows:
-                    out[x0 + ty + j, y0 + tx] = buf[tx, ty + j]
+                row, col = uint32(x0 + ty + j), uint32(y0 + tx)
+                if row < n_cols and col < n_rows:
+                    out[row, col] = buf[tx, uint32(ty + j)]
             cuda.syncthreads()
-            block_y += uint32(cuda.gridDim.y)
+            block_y = uint32(block_y + uint32(cuda.gridDim.y))
     return tiled
