@@ -40,6 +40,7 @@ class LabReport:
     simulated: bool
     device: str
     peak_gbps: float | None
+    memcpy_gbps: float | None = None  # the driver's device-to-device copy of the same bytes
     results: list[LabResult] = field(default_factory=list)
 
     def get(self, name: str) -> LabResult | None:
@@ -123,6 +124,24 @@ def run_one(kernel: LabKernel, host: np.ndarray, *, repeats: int, flush=None) ->
     return result
 
 
+def _memcpy_gbps(host: np.ndarray, repeats: int, flush) -> float:
+    from numba import cuda
+
+    x = cuda.to_device(host)
+    out = cuda.device_array_like(host)
+    samples = []
+    for i in range(repeats + 2):
+        flush()
+        start, end = cuda.event(timing=True), cuda.event(timing=True)
+        start.record()
+        out.copy_to_device(x)
+        end.record()
+        end.synchronize()
+        if i >= 2:
+            samples.append(cuda.event_elapsed_time(start, end))
+    return 2 * host.nbytes / (statistics.median(samples) * 1e-3) / 1e9
+
+
 def run_lab(rows: int, cols: int, dtype: str, kernels: list[str] | None = None, *, repeats: int = 10,
             progress=None) -> LabReport:
     from numba import cuda
@@ -140,6 +159,8 @@ def run_lab(rows: int, cols: int, dtype: str, kernels: list[str] | None = None, 
         def flush():
             kernel[(buf.size + 255) // 256, 256](buf)
 
+    if not simulating() and repeats:
+        report.memcpy_gbps = _memcpy_gbps(host, repeats, flush)
     for k in chosen:
         if progress:
             progress(k.name)
