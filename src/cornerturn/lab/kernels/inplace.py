@@ -27,23 +27,19 @@ def make_inplace(dtype, tile: int = 32, rows: int = 8, pad: int = 1):
         bx, by = uint32(cuda.blockIdx.x), uint32(cuda.blockIdx.y)
         if bx < by:
             return
-        x0, y0 = uint32(bx * TILE), uint32(by * TILE)
+        # written without the uint32 casts of the other kernels: on an H200 this form ran at 3116 GB/s and the
+        # cast form at 2397 (CUDA C: 2877); docs/lab.md
+        x0, y0 = bx * TILE, by * TILE
         for j in range(uint32(0), TILE, ROWS):
-            r = uint32(ty + j)
-            row, col = uint32(y0 + r), uint32(x0 + tx)
-            if row < n and col < n:
-                upper[r, tx] = a[row, col]
-            row, col = uint32(x0 + r), uint32(y0 + tx)
-            if bx != by and row < n and col < n:
-                lower[r, tx] = a[row, col]
+            if y0 + ty + j < n and x0 + tx < n:
+                upper[ty + j, tx] = a[y0 + ty + j, x0 + tx]
+            if bx != by and x0 + ty + j < n and y0 + tx < n:
+                lower[ty + j, tx] = a[x0 + ty + j, y0 + tx]
         cuda.syncthreads()
         for j in range(uint32(0), TILE, ROWS):
-            r = uint32(ty + j)
-            row, col = uint32(x0 + r), uint32(y0 + tx)
-            if row < n and col < n:
-                a[row, col] = upper[tx, r]
-            row, col = uint32(y0 + r), uint32(x0 + tx)
-            if bx != by and row < n and col < n:
-                a[row, col] = lower[tx, r]
+            if x0 + ty + j < n and y0 + tx < n:
+                a[x0 + ty + j, y0 + tx] = upper[tx, ty + j]
+            if bx != by and y0 + ty + j < n and x0 + tx < n:
+                a[y0 + ty + j, x0 + tx] = lower[tx, ty + j]
 
     return inplace
