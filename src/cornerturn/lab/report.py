@@ -54,8 +54,7 @@ def _f(v, fmt="{:,.0f}") -> str:
 
 def table(report: LabReport, table_rows: list[dict]) -> Table:
     what = ("numba-cuda simulator: correctness only, figures are the model's"
-            if report.simulated else f"{report.device}, peak {report.peak_gbps:,.0f} GB/s (memory clock x bus), "
-                                     f"device memcpy {report.memcpy_gbps or 0:,.0f} GB/s")
+            if report.simulated else f"{report.device}, peak {report.peak_gbps:,.0f} GB/s (memory clock x bus)")
     t = Table(title=f"lab: {report.rows}x{report.cols} {report.dtype} on {what}")
     for col in ("kernel", "exact", "GB/s", "% copy", "% peak", "x naive", "model GB/s", "ld sect/req",
                 "st sect/req", "smem ld ways"):
@@ -98,8 +97,6 @@ def write_plot(report: LabReport, table_rows: list[dict], path: str | Path) -> N
     ax.bar([x + 0.2 for x in xs], modelled, width=0.4, label="model", alpha=0.6)
     if report.peak_gbps:
         ax.axhline(report.peak_gbps, ls="--", c="gray", lw=1, label="theoretical peak")
-    if report.memcpy_gbps:
-        ax.axhline(report.memcpy_gbps, ls=":", c="black", lw=1, label="device memcpy")
     ax.set_xticks(list(xs))
     ax.set_xticklabels(names, rotation=35, ha="right", fontsize=8)
     ax.set_ylabel("GB/s (read + write)")

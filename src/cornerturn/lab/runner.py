@@ -40,7 +40,6 @@ class LabReport:
     simulated: bool
     device: str
     peak_gbps: float | None
-    memcpy_gbps: float | None = None  # the driver's device-to-device copy of the same bytes
     results: list[LabResult] = field(default_factory=list)
 
     def get(self, name: str) -> LabResult | None:
@@ -124,26 +123,6 @@ def run_one(kernel: LabKernel, host: np.ndarray, *, repeats: int, flush=None) ->
     return result
 
 
-def _memcpy_gbps(host: np.ndarray, repeats: int, flush) -> float:
-    from numba import cuda
-
-    x = cuda.to_device(host)
-    out = cuda.device_array_like(host)
-    stream = cuda.stream()  # an asynchronous copy: with no stream numba uses the synchronous driver call
-    samples = []
-    for i in range(repeats + 2):
-        flush()
-        cuda.synchronize()
-        start, end = cuda.event(timing=True), cuda.event(timing=True)
-        start.record(stream)
-        out.copy_to_device(x, stream=stream)
-        end.record(stream)
-        end.synchronize()
-        if i >= 2:
-            samples.append(cuda.event_elapsed_time(start, end))
-    return 2 * host.nbytes / (statistics.median(samples) * 1e-3) / 1e9
-
-
 def run_lab(rows: int, cols: int, dtype: str, kernels: list[str] | None = None, *, repeats: int = 10,
             progress=None) -> LabReport:
     from numba import cuda
@@ -161,8 +140,6 @@ def run_lab(rows: int, cols: int, dtype: str, kernels: list[str] | None = None, 
         def flush():
             kernel[(buf.size + 255) // 256, 256](buf)
 
-    if not simulating() and repeats:
-        report.memcpy_gbps = _memcpy_gbps(host, repeats, flush)
     for k in chosen:
         if progress:
             progress(k.name)
