@@ -137,13 +137,18 @@ def section_tune(out: Path, log: Path) -> dict:
     import torch
 
     import cornerturn
+    from cornerturn.engine import tune
     from cornerturn.engine.timing import time_cuda
 
     os.environ["CORNERTURN_CACHE_DIR"] = "/tmp/cornerturn-tune-cache"
+    tune.DEFAULT_BUDGET_S = float(os.environ.get("TUNE_BUDGET_S", tune.DEFAULT_BUDGET_S))
+    only = os.environ.get("TUNE_ONLY", "")  # e.g. "int8,float16": tune just those dtypes
     res = {}
     for shape, dtype in [((32768, 32768), torch.int8), ((16384, 16384), torch.float32),
                          ((16384, 16384), torch.float16), ((8192, 8192), torch.complex128),
                          ((4097, 4095), torch.float32), ((2097152, 96), torch.float32)]:
+        if only and str(dtype).removeprefix("torch.") not in only.split(","):
+            continue
         x = torch.randn(shape, device="cuda").to(dtype) if dtype != torch.int8 else \
             torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
         o = torch.empty(shape[::-1], dtype=dtype, device="cuda")

@@ -149,7 +149,8 @@ def test_packed_words_for_narrow_elements(dtype, shape, rng):
     assert pack_factor(problem) == 4 // x.itemsize and natural_word(problem) == 4
     assert isinstance(heuristic(problem), PackedConfig)
     assert_bits_equal(run_engine(base, x), reference(x))
-    for config in (PackedConfig(4, 8), PackedConfig(16, 4, 2), PackedConfig(64, 32)):
+    for config in (PackedConfig(4, 8), PackedConfig(16, 4, 2), PackedConfig(64, 32), PackedConfig(8, 8, split=True),
+                   PackedConfig(64, 16, 4, split=True)):
         assert_bits_equal(run_engine(base, x, config), reference(x))
 
 

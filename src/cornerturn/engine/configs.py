@@ -43,6 +43,7 @@ class PackedConfig:
     block_r: int
     block_cw: int
     num_warps: int = 4
+    split: bool = False  # combine a word group's rows elementwise instead of summing over their axis
 
     def __post_init__(self) -> None:
         TileConfig(self.block_r, self.block_cw, self.num_warps)  # same rules
@@ -51,7 +52,7 @@ class PackedConfig:
 
     @property
     def name(self) -> str:
-        return f"packed{self.block_r}x{self.block_cw}w-w{self.num_warps}"
+        return f"packed{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-split" if self.split else "")
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | C
                 if 4096 <= br * bcw * 4 <= 32 * 1024:
                     for warps in (4, 8):
                         found.add(PackedConfig(br, bcw, warps))
+                        found.add(PackedConfig(br, bcw, warps, split=True))
     r_cap, c_cap = _pow2_at_least(problem.rows), _pow2_at_least(problem.cols)
     for br in (8, 16, 32, 64, 128, 256, 512, 1024):
         for bc in (8, 16, 32, 64, 128, 256, 512, 1024):

@@ -52,7 +52,8 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
 
 @triton.jit
 def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c,
-                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr):
+                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr,
+                     SPLIT: tl.constexpr):
     BITS: tl.constexpr = 32 // PACK
     MASK: tl.constexpr = (1 << BITS) - 1
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
@@ -71,14 +72,32 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
     mask = (r[:, None] < rows) & (cw[None, :] < cols_w)
     words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + cw[None, :], mask=mask, other=0)
     words = tl.reshape(words.to(tl.uint32, bitcast=True), [BLOCK_RW, PACK, BLOCK_CW])
-    j = tl.arange(0, PACK)[None, :, None].to(tl.uint32)
     rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
     out_base = out_ptr + b * rows_w * cols
-    for k in tl.static_range(PACK):
-        packed = tl.sum(((words >> (BITS * k)) & MASK) << (BITS * j), axis=1)  # disjoint bits: sum is OR
-        c_out = cw * PACK + k
-        m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
-        tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
+    if SPLIT:  # the PACK rows of a group as separate tensors, combined elementwise
+        grouped = tl.permute(words, (0, 2, 1))
+        if PACK == 2:
+            w0, w1 = tl.split(grouped)
+            w2, w3 = w0, w1
+        else:
+            even, odd = tl.split(tl.reshape(grouped, [BLOCK_RW, BLOCK_CW, 2, 2]))
+            w0, w2 = tl.split(even)
+            w1, w3 = tl.split(odd)
+        for k in tl.static_range(PACK):
+            packed = ((w0 >> (BITS * k)) & MASK) | (((w1 >> (BITS * k)) & MASK) << BITS)
+            if PACK == 4:
+                packed = packed | (((w2 >> (BITS * k)) & MASK) << (2 * BITS)) | (((w3 >> (BITS * k)) & MASK)
+                                                                                << (3 * BITS))
+            c_out = cw * PACK + k
+            m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
+            tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
+    else:  # a sum over the group's axis (its bits are disjoint, so the sum is an OR)
+        j = tl.arange(0, PACK)[None, :, None].to(tl.uint32)
+        for k in tl.static_range(PACK):
+            packed = tl.sum(((words >> (BITS * k)) & MASK) << (BITS * j), axis=1)
+            c_out = cw * PACK + k
+            m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
+            tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
 
 
 @triton.jit

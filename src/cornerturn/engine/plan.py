@@ -52,7 +52,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         wide = inner * problem.rows * problem.cols // pack >= WIDE_FROM or reach >= WIDE_FROM
         return Launch(kernels.transpose_packed, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride // 4, problem.row_stride // 4, tiles_r, tiles_c),
-                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide},
+                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide,
+                       "SPLIT": config.split},
                       config.num_warps, 4)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
