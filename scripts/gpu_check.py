@@ -125,7 +125,10 @@ def section_sanitizer(out: Path, log: Path) -> dict:
                         "--repeats", "1", "--no-progress"],
                 "lab-square": [sys.executable, "-m", "cornerturn.cli", "lab", "--size", "130", "--kernels",
                                "inplace-square,diagonal", "--repeats", "1", "--no-progress"]}
+    only = os.environ.get("SANITIZE_ONLY", "")  # e.g. "engine"
     for what, program in programs.items():
+        if only and what not in only.split(","):
+            continue
         for tool in ("memcheck", "racecheck"):
             rc, text = sh(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=9", *program], log, timeout=900)
             summary = [line for line in text.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
