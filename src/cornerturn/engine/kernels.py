@@ -23,8 +23,8 @@ import triton.language as tl
 
 
 @triton.jit
-def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c,
-                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
+def _tile_of_program(tiles_r, tiles_c, WIDE: tl.constexpr):
+    """(matrix, tile row, tile column) of this program: tiles numbered down a column of tiles first."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
         pid = pid.to(tl.int64)
@@ -32,7 +32,13 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
     b = pid // per_matrix
     t = pid - b * per_matrix
     tc = t // tiles_r
-    tr = t - tc * tiles_r
+    return b, t - tc * tiles_r, tc
+
+
+@triton.jit
+def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c,
+                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (r[:, None] < rows) & (c[None, :] < cols)
@@ -57,14 +63,7 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
     BITS: tl.constexpr = 32 // PACK
     MASK: tl.constexpr = (1 << BITS) - 1
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
-    pid = tl.program_id(0)
-    if WIDE:
-        pid = pid.to(tl.int64)
-    per_matrix = tiles_r * tiles_c
-    b = pid // per_matrix
-    t = pid - b * per_matrix
-    tc = t // tiles_r
-    tr = t - tc * tiles_r
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
     cols_w = cols // PACK
     rows_w = rows // PACK
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)

@@ -46,28 +46,25 @@ class Access:
         per_phase = max(1, 128 // max(self.itemsize, 4))
         return [self.addresses[i:i + per_phase] for i in range(0, len(self.addresses), per_phase)]
 
-    @property
-    def ways(self) -> int:
-        """Distinct 4-byte words in the busiest bank, in the worst phase (1: no conflict)."""
-        worst = 1
+    def phase_ways(self) -> list[int]:
+        """Per phase: the distinct 4-byte words its threads touch in the busiest bank (1: no conflict)."""
+        found = []
         for phase in self.phases():
             words: dict[int, set[int]] = {}
             for a in phase:
                 for w in range(a // 4, (a + max(self.itemsize, 1) - 1) // 4 + 1):
                     words.setdefault(w % BANKS, set()).add(w)
-            worst = max(worst, max(len(v) for v in words.values()))
-        return worst
+            found.append(max(len(v) for v in words.values()))
+        return found
+
+    @property
+    def ways(self) -> int:
+        """Bank-conflict ways of the worst phase (1: no conflict)."""
+        return max(self.phase_ways())
 
     @property
     def wavefronts(self) -> int:
-        total = 0
-        for phase in self.phases():
-            words: dict[int, set[int]] = {}
-            for a in phase:
-                for w in range(a // 4, (a + max(self.itemsize, 1) - 1) // 4 + 1):
-                    words.setdefault(w % BANKS, set()).add(w)
-            total += max(len(v) for v in words.values())
-        return total
+        return sum(self.phase_ways())
 
     @property
     def extra_wavefronts(self) -> int:
