@@ -132,7 +132,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if args.plot:
         lab_report.write_plot(result, table_rows, args.plot)
         console.print(f"wrote {args.plot}")
-    return 1 if any(r.verified is False for r in result.results) else 0
+    broken = [r.kernel for r in result.results if r.verified is False or r.note.startswith("failed")]
+    if broken:
+        console.print(f"[red]wrong or failed: {', '.join(broken)}[/red]")
+    return 1 if broken else 0
 
 
 def _profile(result, simulated: bool) -> dict | None:
@@ -245,7 +248,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                     no_progress=args.no_progress)
     code = cmd_bench(bench_args)
     console.rule("lab" + (" (simulator)" if device == "cpu" else ""))
-    lab_args = argparse.Namespace(rows=None, cols=None, size=None, dtype="float32", kernels=None,
+    lab_args = argparse.Namespace(rows=None, cols=None, size=args.lab_size, dtype="float32", kernels=None,
                                   repeats=args.repeats, profile=False, json=str(out / "lab.json"),
                                   plot=str(out / "lab.png"), no_progress=args.no_progress)
     return code or cmd_lab(lab_args)
@@ -262,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default="cornerturn-results", help="folder for JSON and plots")
     p.add_argument("--suite", default=None, help="benchmark suite (default: cuda on a GPU, cpu otherwise)")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per case and method (median reported)")
+    p.add_argument("--lab-size", type=int, default=None, help="lab matrix side (default 4096; 70 in the simulator)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
@@ -319,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("size", "rows", "cols"):
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             parser.error(f"--{name} must be >= 1")
+    if args.command in ("run", "lab"):
+        _use_simulator_without_gpu()  # before anything imports numba.cuda
     try:
         from .bench.suites import SUITES
 
