@@ -1,0 +1,95 @@
+"""The row-sharded transpose as an all-to-all (see the package docstring)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DTYPE_CODES = ("bool", "int8", "uint8", "int16", "float16", "bfloat16", "int32", "float32", "int64", "float64",
+               "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64")
+
+
+def output_rows(n: int, ranks: int) -> list[int]:
+    """Rows of the N x M transpose on each rank: as even as possible, the first N % P ranks one more."""
+    return [n // ranks + (1 if r < n % ranks else 0) for r in range(ranks)]
+
+
+def _metadata(local: Any, group: Any) -> list[tuple[int, ...]]:
+    """One all-gather of (ndim, rows, cols, dtype code, device kind) from every rank."""
+    import torch
+    import torch.distributed as dist
+
+    name = str(local.dtype).removeprefix("torch.") if isinstance(local, torch.Tensor) else "?"
+    code = DTYPE_CODES.index(name) if name in DTYPE_CODES else -1
+    is_tensor = isinstance(local, torch.Tensor)
+    ndim = local.ndim if is_tensor else -1
+    rows = local.shape[0] if is_tensor and ndim == 2 else -1
+    cols = local.shape[1] if is_tensor and ndim == 2 else -1
+    device = local.device if is_tensor else torch.device("cpu")
+    if dist.get_backend(group) == "nccl" and device.type != "cuda":
+        device = torch.device("cuda", torch.cuda.current_device())
+    mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda")], dtype=torch.int64, device=device)
+    every = [torch.empty_like(mine) for _ in range(dist.get_world_size(group))]
+    dist.all_gather(every, mine, group=group)
+    return [tuple(int(v) for v in t.tolist()) for t in every]
+
+
+def _check(meta: list[tuple[int, ...]]) -> None:
+    """Raise the same ValueError on every rank where the ranks disagree (every rank sees the same `meta`)."""
+    problems = []
+    for rank, (ndim, _rows, _cols, code, _kind) in enumerate(meta):
+        if ndim != 2:
+            problems.append(f"rank {rank} holds a {ndim}-D tensor (need 2-D local rows)" if ndim >= 0
+                            else f"rank {rank} holds no torch tensor")
+        elif code < 0:
+            problems.append(f"rank {rank} holds an unsupported dtype")
+    if not problems:
+        if len({m[2] for m in meta}) > 1:
+            problems.append("ranks disagree on the number of columns: " + ", ".join(
+                f"rank {r}: {m[2]}" for r, m in enumerate(meta)))
+        if len({m[3] for m in meta}) > 1:
+            problems.append("ranks disagree on the dtype: " + ", ".join(
+                f"rank {r}: {DTYPE_CODES[m[3]]}" for r, m in enumerate(meta)))
+        if len({m[4] for m in meta}) > 1:
+            problems.append("ranks disagree on the device kind (some CUDA, some CPU)")
+    if problems:
+        raise ValueError("cornerturn.distributed.transpose: " + "; ".join(problems))
+
+
+def _bytes(t: Any) -> Any:
+    """A flat uint8 view of a contiguous tensor: the exchange moves bytes, whatever the dtype (Gloo and NCCL
+    do not all take bool, bfloat16, fp8 or complex)."""
+    import torch
+
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t.reshape(-1).view(torch.uint8)
+
+
+def transpose(local: Any, *, group: Any = None) -> Any:
+    """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module)."""
+    import torch.distributed as dist
+
+    from ..api import transpose as local_transpose
+
+    meta = _metadata(local, group)
+    _check(meta)
+    ranks, me = dist.get_world_size(group), dist.get_rank(group)
+    in_rows = [m[1] for m in meta]
+    n = meta[0][2]
+    out_rows = output_rows(n, ranks)
+    m_total = sum(in_rows)
+    # pack: the local block transposed is N x m_me, its rows in destination order: per-destination blocks
+    send = local_transpose(local) if local.numel() else local.new_empty((n, local.shape[0]))
+    recv = local.new_empty(out_rows[me] * m_total)
+    size = local.element_size()
+    dist.all_to_all_single(_bytes(recv), _bytes(send), output_split_sizes=[out_rows[me] * m * size for m in in_rows],
+                           input_split_sizes=[r * local.shape[0] * size for r in out_rows], group=group)
+    # unpack: source s's block (out_rows[me] x in_rows[s]) goes to columns [start_s, start_s + in_rows[s])
+    out = local.new_empty((out_rows[me], m_total))
+    start = offset = 0
+    for m in in_rows:
+        if m and out_rows[me]:
+            out[:, start:start + m].copy_(recv[offset:offset + out_rows[me] * m].view(out_rows[me], m))
+        start += m
+        offset += out_rows[me] * m
+    return out

@@ -1,0 +1,81 @@
+"""Run under torchrun by tests/test_distributed.py: the row-sharded transpose on Gloo, checked against the
+transpose of the whole matrix; each rank writes what it saw to ARGV[1].RANK.json."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import cornerturn.distributed as cd
+
+CASES = [  # (rows, cols, dtype, how the rows are split)
+    (37, 29, torch.float32, "uneven"),
+    (64, 33, torch.bfloat16, "even"),
+    (50, 7, torch.int8, "one-empty"),
+    (13, 40, torch.complex128, "uneven"),
+    (9, 5, torch.bool, "even"),
+    (300, 257, torch.float64, "uneven"),
+]
+
+
+def splits(rows: int, ranks: int, how: str) -> list[int]:
+    if how == "even":
+        return cd.output_rows(rows, ranks)
+    if how == "one-empty":
+        return [0] + cd.output_rows(rows, ranks - 1)
+    cuts = sorted(np.random.default_rng(rows).integers(0, rows + 1, size=ranks - 1).tolist())
+    return [b - a for a, b in zip([0, *cuts], [*cuts, rows])]
+
+
+def whole(rows: int, cols: int, dtype: torch.dtype) -> torch.Tensor:
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    bits = np.random.default_rng(rows * cols).integers(1, 256, size=rows * cols * itemsize, dtype=np.uint8)
+    if dtype == torch.bool:
+        bits &= 1
+    return torch.from_numpy(bits).view(dtype).reshape(rows, cols)
+
+
+def as_bytes(t: torch.Tensor) -> torch.Tensor:
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t.contiguous().reshape(-1).view(torch.uint8)
+
+
+def main() -> None:
+    dist.init_process_group("gloo")
+    rank, ranks = dist.get_rank(), dist.get_world_size()
+    seen = {"ranks": ranks, "cases": []}
+    for rows, cols, dtype, how in CASES:
+        g = whole(rows, cols, dtype)
+        sizes = splits(rows, ranks, how)
+        start = sum(sizes[:rank])
+        part = cd.transpose(g[start:start + sizes[rank]].clone())
+        parts = [None] * ranks
+        dist.all_gather_object(parts, part)
+        got = torch.cat(parts, dim=0)
+        want = g.t().contiguous()
+        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes}",
+                              "shape_ok": tuple(got.shape) == (cols, rows),
+                              "rows_ok": [p.shape[0] for p in parts] == cd.output_rows(cols, ranks),
+                              "exact": got.shape == want.shape and bool(torch.equal(as_bytes(got), as_bytes(want)))})
+    errors = {}
+    for name, local in {"columns": torch.zeros(3, 5 + rank),
+                        "dtype": torch.zeros(3, 5, dtype=torch.float32 if rank else torch.float64),
+                        "ndim": torch.zeros(3, 5) if rank else torch.zeros(3, 5, 2)}.items():
+        try:
+            cd.transpose(local)
+            errors[name] = None
+        except ValueError as exc:
+            errors[name] = str(exc)
+    seen["errors"] = errors
+    with open(f"{sys.argv[1]}.{rank}.json", "w") as f:
+        json.dump(seen, f)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
