@@ -4,6 +4,7 @@ transpose of the whole matrix; each rank writes what it saw to ARGV[1].RANK.json
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import numpy as np
@@ -46,16 +47,20 @@ def as_bytes(t: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    dist.init_process_group("gloo")
+    on_gpus = os.environ.get("CORNERTURN_DIST_DEVICE") == "cuda"  # the GPU script runs this with NCCL
+    if on_gpus:
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group("nccl" if on_gpus else "gloo")
+    device = torch.device("cuda", torch.cuda.current_device()) if on_gpus else torch.device("cpu")
     rank, ranks = dist.get_rank(), dist.get_world_size()
     seen = {"ranks": ranks, "cases": []}
     for rows, cols, dtype, how in CASES:
         g = whole(rows, cols, dtype)
         sizes = splits(rows, ranks, how)
         start = sum(sizes[:rank])
-        part = cd.transpose(g[start:start + sizes[rank]].clone())
+        part = cd.transpose(g[start:start + sizes[rank]].clone().to(device), chunks=1 + (rows % 3))
         parts = [None] * ranks
-        dist.all_gather_object(parts, part)
+        dist.all_gather_object(parts, part.cpu())
         got = torch.cat(parts, dim=0)
         want = g.t().contiguous()
         seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes}",
@@ -67,7 +72,7 @@ def main() -> None:
                         "dtype": torch.zeros(3, 5, dtype=torch.float32 if rank else torch.float64),
                         "ndim": torch.zeros(3, 5) if rank else torch.zeros(3, 5, 2)}.items():
         try:
-            cd.transpose(local)
+            cd.transpose(local.to(device))
             errors[name] = None
         except ValueError as exc:
             errors[name] = str(exc)

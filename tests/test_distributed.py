@@ -41,3 +41,28 @@ def test_output_rows_are_as_even_as_possible():
     assert output_rows(10, 3) == [4, 3, 3]
     assert output_rows(2, 4) == [1, 1, 0, 0]
     assert sum(output_rows(12345, 7)) == 12345
+
+
+def test_bench_distributed_under_torchrun(tmp_path):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    js = tmp_path / "d.json"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m",
+           "cornerturn.cli", "bench", "--distributed", "--rows", "300", "--cols", "200", "--repeats", "2",
+           "--json", str(js)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+    report = json.loads(js.read_text())
+    assert report["bit_exact_vs_torch_way"] and report["ranks"] == 2
+    assert set(report["median_ms"]) == {"all_to_all alone", "plain torch way", "cornerturn"}
+
+
+def test_bench_distributed_needs_torchrun(capsys):
+    from cornerturn.cli import main
+
+    env_rank = os.environ.pop("RANK", None)
+    try:
+        assert main(["bench", "--distributed"]) == 2
+    finally:
+        if env_rank is not None:
+            os.environ["RANK"] = env_rank
+    assert "run under torchrun" in capsys.readouterr().out

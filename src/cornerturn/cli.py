@@ -29,7 +29,40 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_distributed(args: argparse.Namespace) -> int:
+    """The row-sharded transpose on every rank of a torchrun job; rank 0 prints and writes the figures."""
+    import json
+    import os
+
+    if "RANK" not in os.environ:
+        console.print("[red]--distributed: run under torchrun, e.g. torchrun --nproc-per-node 2 -m cornerturn.cli "
+                      "bench --distributed --rows 32768 --cols 32768[/red]")
+        return 2
+    from .distributed.bench import run
+
+    report = run(args.rows, args.cols, args.dtype, args.repeats, args.chunks)
+    if report is None:
+        return 0
+    t = Table(title=f"{report['ranks']} ranks on {report['device']}: {report['rows']}x{report['cols']} "
+                    f"{report['dtype']} ({report['bytes'] / 2**30:.2f} GiB), median of {args.repeats}")
+    t.add_column("method")
+    t.add_column("ms", justify="right")
+    for name, ms in report["median_ms"].items():
+        t.add_row(name, f"{ms:.2f}")
+    console.print(t)
+    console.print(f"cornerturn / all-to-all alone: {report['ours_over_all_to_all']:.2f}x; speedup over the plain "
+                  f"torch way: {report['speedup_over_torch_way']:.2f}x; bit-exact against it: "
+                  f"{report['bit_exact_vs_torch_way']}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+        console.print(f"wrote {args.json}")
+    return 0 if report["bit_exact_vs_torch_way"] else 1
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if getattr(args, "distributed", False):
+        return cmd_bench_distributed(args)
     from .bench import report
     from .bench.peers import peers_for
     from .bench.runner import run_suite
@@ -277,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", default=None, metavar="PATH", help="write results, machine and versions as JSON")
     p.add_argument("--plot", default=None, metavar="PATH", help="write a PNG plot of bandwidth per case")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--distributed", action="store_true",
+                   help="under torchrun: the row-sharded transpose across the ranks (see --rows, --cols, --chunks)")
+    p.add_argument("--rows", type=int, default=32768, help="--distributed: rows of the global matrix")
+    p.add_argument("--cols", type=int, default=32768, help="--distributed: columns of the global matrix")
+    p.add_argument("--dtype", default="float32", help="--distributed: element type")
+    p.add_argument("--chunks", type=int, default=None, help="--distributed: pipeline pieces (default: by size)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("lab", help="run the classic CUDA transpose kernels: check, time, model (simulator "

@@ -65,8 +65,15 @@ def _bytes(t: Any) -> Any:
     return t.reshape(-1).view(torch.uint8)
 
 
-def transpose(local: Any, *, group: Any = None) -> Any:
-    """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module)."""
+PIPELINE_FROM_BYTES = 64 << 20  # local blocks from this size are exchanged in chunks, overlapping the copies
+
+
+def transpose(local: Any, *, group: Any = None, chunks: int | None = None) -> Any:
+    """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module).
+
+    `chunks` splits each destination's columns into that many pieces: piece k+1 is packed while piece k is on the
+    wire, and piece k is unpacked while piece k+1 is (default: 1 below PIPELINE_FROM_BYTES per rank, else 4).
+    """
     import torch.distributed as dist
 
     from ..api import transpose as local_transpose
@@ -77,19 +84,46 @@ def transpose(local: Any, *, group: Any = None) -> Any:
     in_rows = [m[1] for m in meta]
     n = meta[0][2]
     out_rows = output_rows(n, ranks)
-    m_total = sum(in_rows)
-    # pack: the local block transposed is N x m_me, its rows in destination order: per-destination blocks
-    send = local_transpose(local) if local.numel() else local.new_empty((n, local.shape[0]))
-    recv = local.new_empty(out_rows[me] * m_total)
-    size = local.element_size()
-    dist.all_to_all_single(_bytes(recv), _bytes(send), output_split_sizes=[out_rows[me] * m * size for m in in_rows],
-                           input_split_sizes=[r * local.shape[0] * size for r in out_rows], group=group)
-    # unpack: source s's block (out_rows[me] x in_rows[s]) goes to columns [start_s, start_s + in_rows[s])
+    m_me, m_total, size = local.shape[0], sum(in_rows), local.element_size()
+    if chunks is None:
+        chunks = 4 if local.numel() * size >= PIPELINE_FROM_BYTES else 1
+    col_starts = [sum(out_rows[:d]) for d in range(ranks)]
+    row_starts = [sum(in_rows[:s]) for s in range(ranks)]
     out = local.new_empty((out_rows[me], m_total))
-    start = offset = 0
-    for m in in_rows:
-        if m and out_rows[me]:
-            out[:, start:start + m].copy_(recv[offset:offset + out_rows[me] * m].view(out_rows[me], m))
-        start += m
-        offset += out_rows[me] * m
+    pending = None  # (work, receive buffer, this rank's row range) of the piece on the wire
+    for k in range(chunks):
+        # piece k: for each destination d, its columns [lo, hi) of this piece, transposed, in destination order
+        pieces = [_part(out_rows[d], chunks, k) for d in range(ranks)]
+        send = local.new_empty(sum((hi - lo) * m_me for lo, hi in pieces))
+        offset = 0
+        for d, (lo, hi) in enumerate(pieces):
+            if hi > lo and m_me:
+                block = send[offset:offset + (hi - lo) * m_me].view(hi - lo, m_me)
+                local_transpose(local[:, col_starts[d] + lo:col_starts[d] + hi], out=block)
+            offset += (hi - lo) * m_me
+        lo_me, hi_me = pieces[me]
+        recv = local.new_empty((hi_me - lo_me) * m_total)
+        work = dist.all_to_all_single(
+            _bytes(recv), _bytes(send), output_split_sizes=[(hi_me - lo_me) * m * size for m in in_rows],
+            input_split_sizes=[(hi - lo) * m_me * size for lo, hi in pieces], group=group, async_op=True)
+        if pending is not None:
+            _unpack(out, *pending, in_rows, row_starts)
+        pending = (work, recv, lo_me, hi_me, send)  # send stays referenced until its piece has landed
+    _unpack(out, *pending, in_rows, row_starts)
     return out
+
+
+def _part(n: int, chunks: int, k: int) -> tuple[int, int]:
+    """The k-th of `chunks` nearly equal ranges of range(n)."""
+    return (n * k // chunks, n * (k + 1) // chunks)
+
+
+def _unpack(out: Any, work: Any, recv: Any, lo: int, hi: int, _send: Any, in_rows: list[int],
+            row_starts: list[int]) -> None:
+    """Wait (on the device) for a piece and copy each source's block into its columns of out[lo:hi]."""
+    work.wait()
+    offset = 0
+    for m, start in zip(in_rows, row_starts):
+        if m and hi > lo:
+            out[lo:hi, start:start + m].copy_(recv[offset:offset + (hi - lo) * m].view(hi - lo, m))
+        offset += (hi - lo) * m
