@@ -72,7 +72,7 @@ def transpose(local: Any, *, group: Any = None, chunks: int | None = None) -> An
     """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module).
 
     `chunks` splits each destination's columns into that many pieces: piece k+1 is packed while piece k is on the
-    wire, and piece k is unpacked while piece k+1 is (default: 1 below PIPELINE_FROM_BYTES per rank, else 4).
+    wire, and piece k is unpacked while piece k+1 is (default: 1 below PIPELINE_FROM_BYTES per rank, else 8).
     """
     import torch.distributed as dist
 
@@ -86,7 +86,7 @@ def transpose(local: Any, *, group: Any = None, chunks: int | None = None) -> An
     out_rows = output_rows(n, ranks)
     m_me, m_total, size = local.shape[0], sum(in_rows), local.element_size()
     if chunks is None:
-        chunks = 4 if local.numel() * size >= PIPELINE_FROM_BYTES else 1
+        chunks = 8 if local.numel() * size >= PIPELINE_FROM_BYTES else 1
     col_starts = [sum(out_rows[:d]) for d in range(ranks)]
     row_starts = [sum(in_rows[:s]) for s in range(ranks)]
     out = local.new_empty((out_rows[me], m_total))
