@@ -162,3 +162,15 @@ def test_packed_path_needs_whole_words(rng):
         assert_bits_equal(run_engine(base, x), reference(x))
     base, x = make((32, 32), np.uint8, rng)
     assert_bits_equal(run_engine(base, x, word=1), reference(x))  # misaligned address: the byte path
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (31, 33), (3, 20, 70)], ids=str)
+def test_sixteen_byte_pairs_kernel(shape, rng):
+    from cornerturn.engine.configs import PairsConfig, pairs_ok
+
+    base, x = make(shape, np.complex128, rng)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    assert pairs_ok(problem, 8)
+    assert any(isinstance(c, PairsConfig) for c in candidates(problem))
+    for config in (PairsConfig(8, 8), PairsConfig(16, 32, 8), PairsConfig(64, 8, 2)):
+        assert_bits_equal(run_engine(base, x, config, word=8), reference(x))

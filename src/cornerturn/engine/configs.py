@@ -56,6 +56,27 @@ class PackedConfig:
 
 
 @dataclass(frozen=True)
+class PairsConfig:
+    """A transpose_pairs launch (16-byte elements with contiguous columns, as 8-byte words)."""
+
+    block_r: int
+    block_c: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        TileConfig(self.block_r, self.block_c, self.num_warps)  # same rules
+
+    @property
+    def name(self) -> str:
+        return f"pairs{self.block_r}x{self.block_c}-w{self.num_warps}"
+
+
+def pairs_ok(problem: Problem, word: int) -> bool:
+    return (problem.kind == "transpose" and problem.itemsize == 16 and word == 8
+            and problem.col_stride == 16)
+
+
+@dataclass(frozen=True)
 class CopyConfig:
     block: int = 4096
     num_warps: int = 8
@@ -129,13 +150,19 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
     return TileConfig(block_r, block_c, warps)
 
 
-def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | CopyConfig | PackedConfig]:
+def candidates(problem: Problem, word: int | None = None) -> list:
     """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
     that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
+    if pairs_ok(problem, word):
+        for br in (8, 16, 32, 64):
+            for bc in (8, 16, 32, 64):
+                if 4096 <= br * bc * 16 <= 32 * 1024:
+                    for warps in (4, 8):
+                        found.add(PairsConfig(br, bc, warps))
     if word == 4 and pack_factor(problem):
         for br in (32, 64, 128, 256, 512):
             for bcw in (8, 16, 32, 64, 128):
@@ -154,5 +181,4 @@ def candidates(problem: Problem, word: int | None = None) -> list[TileConfig | C
                 continue
             for warps in (4, 8):
                 found.add(TileConfig(br, bc, warps))
-    return sorted(found, key=lambda c: (c.name[0], c.block_r * getattr(c, "block_c", getattr(c, "block_cw", 1)),
-                                        c.block_r, c.num_warps))
+    return sorted(found, key=lambda c: c.name)

@@ -12,6 +12,10 @@ transpose_packed: 1- and 2-byte elements moved as 32-bit words. A program loads 
 and stores PACK word-tiles, one per element position, each along the output rows. Both global sides and the
 shared-memory exchange move whole 4-byte words instead of single bytes.
 
+transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
+segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
+axes) and each output row segment of 2 x BLOCK_R words is stored whole.
+
 copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
 with one stride per batch and column.
 """
@@ -97,6 +101,22 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
             c_out = cw * PACK + k
             m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
             tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
+
+
+@triton.jit
+def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c,
+                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr):
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
+    w = tc * (2 * BLOCK_C) + tl.arange(0, 2 * BLOCK_C)  # word columns of the input rows
+    words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + w[None, :],
+                    mask=(r[:, None] < rows) & (w[None, :] < 2 * cols))
+    pairs = tl.reshape(words, [BLOCK_R, BLOCK_C, 2])
+    flipped = tl.reshape(tl.permute(pairs, (1, 0, 2)), [BLOCK_C, 2 * BLOCK_R])
+    c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
+    v = tr * (2 * BLOCK_R) + tl.arange(0, 2 * BLOCK_R)  # word columns of the output rows
+    tl.store(out_ptr + b * rows * cols * 2 + c[:, None] * (2 * rows) + v[None, :], flipped,
+             mask=(c[:, None] < cols) & (v[None, :] < 2 * rows))
 
 
 @triton.jit

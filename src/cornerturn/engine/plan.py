@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass, field
 
 from ..problem import Problem
-from .configs import CopyConfig, PackedConfig, TileConfig, heuristic
+from .configs import CopyConfig, PackedConfig, PairsConfig, TileConfig, heuristic
 from .launch import Launch
 
-Config = TileConfig | CopyConfig | PackedConfig
+Config = TileConfig | CopyConfig | PackedConfig | PairsConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 
@@ -55,6 +55,14 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide,
                        "SPLIT": config.split},
                       config.num_warps, 4)
+    if isinstance(config, PairsConfig):
+        assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
+        tiles_r = math.ceil(problem.rows / config.block_r)
+        tiles_c = math.ceil(problem.cols / config.block_c)
+        wide = inner * problem.rows * problem.cols * 2 >= WIDE_FROM or reach >= WIDE_FROM
+        return Launch(kernels.transpose_pairs, inner * tiles_r * tiles_c,
+                      (problem.rows, problem.cols, inner_stride // 8, problem.row_stride // 8, tiles_r, tiles_c),
+                      {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WIDE": wide}, config.num_warps, 8)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
     tiles_c = math.ceil(problem.cols / config.block_c)

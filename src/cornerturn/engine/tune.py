@@ -18,9 +18,9 @@ import warnings
 from pathlib import Path
 
 from ..problem import Problem
-from .configs import CopyConfig, PackedConfig, TileConfig, candidates
+from .configs import CopyConfig, PackedConfig, PairsConfig, TileConfig, candidates
 
-_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig}
+_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig, "pairs": PairsConfig}
 
 SCHEMA = 1
 DEFAULT_BUDGET_S = 30.0
