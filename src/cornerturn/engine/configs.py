@@ -136,8 +136,10 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
         if pack == 4:  # bytes: the elementwise (split) form, 8 warps, measured best on an H200
             return PackedConfig(max(block_r, 4), block_cw, 8, split=True)
         return PackedConfig(max(block_r, 4), block_cw, 4)
+    if pairs_ok(problem, word):
+        return PairsConfig(32, 64, 8)  # measured best on an H200 (docs/engine.md)
     if problem.itemsize == 16 and problem.rows >= 8 and problem.cols >= 32:
-        return TileConfig(8, 32, 8)  # measured best on an H200 (docs/engine.md)
+        return TileConfig(8, 32, 8)
     elements = max(64, TILE_BYTES // problem.itemsize)
     side = _pow2_at_most(int(math.isqrt(elements)))
     if side < problem.cols <= 2 * side:  # one tile spans the columns: 2097152x96 -> 64x128
