@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "lab")
+SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "lab", "inplace")
 
 
 def sh(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) -> tuple[int, str]:
@@ -209,6 +209,51 @@ def section_lab(out: Path, log: Path) -> dict:
     res["twins"] = {"rc": rc}
     if Path("/tmp/twins.json").exists():
         res["twins"]["rows"] = json.loads(Path("/tmp/twins.json").read_text())["rows"]
+    return res
+
+
+def _inplace_case(n: int, dtype) -> dict:
+    import torch
+
+    import cornerturn
+    from cornerturn.engine.timing import time_cuda
+
+    x = torch.randn(n, n, device="cuda").to(dtype) if dtype != torch.int8 else \
+        torch.randint(-128, 127, (n, n), dtype=dtype, device="cuda")
+    want = x.t().contiguous()
+    cornerturn.transpose_(x)
+    exact = bool(torch.equal(torch.view_as_real(x) if x.is_complex() else x,
+                             torch.view_as_real(want) if want.is_complex() else want))
+    del want
+    tmp = torch.empty_like(x)
+    flat, flat_tmp = x.view(-1), tmp.view(-1)
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    t_ours = time_cuda(lambda: cornerturn.transpose_(x), repeats=10).median
+    extra = torch.cuda.max_memory_allocated() - before
+    t_copy = time_cuda(lambda: flat_tmp.copy_(flat), repeats=10).median
+
+    def out_of_place_and_back():
+        cornerturn.transpose(x, out=tmp)
+        flat.copy_(flat_tmp)
+
+    t_oop = time_cuda(out_of_place_and_back, repeats=10).median
+    gb = 2 * x.numel() * x.element_size() / 1e9
+    return {"bit_exact": exact, "copy_gbps": gb / t_copy, "inplace_gbps": gb / t_ours,
+            "pct_of_copy": 100 * t_copy / t_ours, "inplace_ms": t_ours * 1e3,
+            "out_of_place_and_back_ms": t_oop * 1e3, "peak_extra_device_bytes": extra}
+
+
+def section_inplace(out: Path, log: Path) -> dict:
+    """Square in place against the device copy of the same bytes (the matrix read and written once), and against
+    out-of-place plus a copy back; the extra device memory the in-place call takes."""
+    import torch
+
+    res = {}
+    for n, dtype in [(16384, torch.float32), (32768, torch.int8), (16384, torch.float16), (8192, torch.float64),
+                     (8192, torch.complex128)]:
+        res[f"{str(dtype)[6:]} {n}x{n}"] = _inplace_case(n, dtype)
+        torch.cuda.empty_cache()
     return res
 
 

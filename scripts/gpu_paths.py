@@ -35,6 +35,16 @@ for wide in (False, True):
             if not check(x):
                 bad += 1
                 print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())
+for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+    for shape in [(33, 33), (2, 70, 70)]:  # the in-place square kernel
+        x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
+            torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
+        want = x.transpose(-1, -2).contiguous()
+        cornerturn.transpose_(x)
+        if not torch.equal(torch.view_as_real(x) if x.is_complex() else x,
+                           torch.view_as_real(want) if want.is_complex() else want):
+            bad += 1
+            print("WRONG in place", shape, dtype)
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

@@ -131,3 +131,16 @@ def test_skinny_and_batched_launch(gen):
     for shape in [(16777216 // 16, 8), (8, 16777216 // 16), (2097152 // 16, 96), (4096, 64, 128)]:
         x = rand_bits(shape, torch.float32, gen)
         assert same(cornerturn.transpose(x), x.transpose(-1, -2)), shape
+
+
+def test_square_in_place_on_the_gpu(gen):
+    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+        for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000)]:
+            x = rand_bits(shape, dtype, gen)
+            want = x.transpose(-1, -2).contiguous()
+            assert cornerturn.transpose_(x) is x
+            assert same(x, want), (dtype, shape)
+    v = torch.arange(6.0, device=DEV).view(1, 6)
+    assert cornerturn.transpose_(v).shape == (6, 1)
+    with pytest.raises(NotImplementedError, match="non-square"):
+        cornerturn.transpose_(torch.zeros(3, 4, device=DEV))

@@ -11,10 +11,11 @@ CUDA transpose kernels.
 
 from __future__ import annotations
 
-from .api import Plan, plan, transpose
+from .api import Plan, plan, transpose, transpose_
 from .errors import BackendUnavailableError
 from .problem import Problem, canonical
 
 __version__ = "0.1.0"
 
-__all__ = ["BackendUnavailableError", "Plan", "Problem", "__version__", "canonical", "plan", "transpose"]
+__all__ = ["BackendUnavailableError", "Plan", "Problem", "__version__", "canonical", "plan", "transpose",
+           "transpose_"]

@@ -280,3 +280,51 @@ def transpose(x: Any, *, out: Any = None) -> Any:
         outv = view_of(out, "out")
     _run(planned._backend, xv.device, xv, outv)
     return finish(xv, out)
+
+
+def _reshaped(x: Any, library: str, shape: tuple[int, ...]) -> Any:
+    """A view of `x` (C-contiguous) with `shape`, in x's library."""
+    if library == "torch":
+        return x.view(shape)
+    return x.reshape(shape)
+
+
+def transpose_(x: Any) -> Any:
+    """Transpose the last two axes of `x` inside its own memory: (..., M, N) -> (..., N, M).
+
+    `x` must be one C-contiguous, writeable buffer. A square matrix is returned as `x` itself, its memory now
+    holding the transpose. A 1 x N or N x 1 matrix (and an empty one) is already laid out as its transpose: the
+    result is a reshaped view of the same memory (NumPy, torch and CuPy cannot change an array's shape in place,
+    so `x` itself keeps the old shape). Non-square matrices with M, N > 1 are not supported yet. JAX arrays are
+    immutable: use `cornerturn.transpose`.
+    """
+    xv = view_of(x, "x")
+    _check_ndim(xv, "x")
+    if xv.library == "jax":
+        raise TypeError("x: JAX arrays are immutable and cannot be transposed in place; use cornerturn.transpose, "
+                        "which returns a new array")
+    if not xv.writeable:
+        raise ValueError("x: cannot be written: it is read-only")
+    if not xv.is_c_contiguous():
+        raise ValueError(f"x: in-place transposition needs one C-contiguous buffer; got strides {xv.strides} "
+                         f"(bytes) for shape {xv.shape}")
+    *batch, rows, cols = xv.shape
+    swapped = _swapped(xv.shape)
+    if xv.size == 0 or rows == 1 or cols == 1:
+        return _reshaped(x, xv.library, swapped)
+    if rows != cols:
+        raise NotImplementedError(f"x: in-place transposition of non-square matrices ({rows}x{cols}) is not "
+                                  "implemented yet; cornerturn.transpose makes a transposed copy")
+    count = math.prod(batch)
+    if xv.device == "cpu":
+        from .cpu.inplace import square_kernel
+
+        square_kernel()(xv.host_words((count, rows, cols), contiguous_strides((count, rows, cols), xv.itemsize)))
+    else:
+        from . import engine
+
+        engine._require()
+        from .engine.inplace import run_square
+
+        run_square(xv, count, rows)
+    return x

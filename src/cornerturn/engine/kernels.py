@@ -16,6 +16,10 @@ transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile o
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
 axes) and each output row segment of 2 x BLOCK_R words is stored whole.
 
+transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a square matrix: it loads the tile
+and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
+transposed into the other's place. Programs with ti > tj return at once.
+
 copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
 with one stride per batch and column.
 """
@@ -117,6 +121,26 @@ def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     v = tr * (2 * BLOCK_R) + tl.arange(0, 2 * BLOCK_R)  # word columns of the output rows
     tl.store(out_ptr + b * rows * cols * 2 + c[:, None] * (2 * rows) + v[None, :], flipped,
              mask=(c[:, None] < cols) & (v[None, :] < 2 * rows))
+
+
+@triton.jit
+def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.constexpr, WORDS: tl.constexpr,
+                             WIDE: tl.constexpr):
+    b, ti, tj = _tile_of_program(tiles, tiles, WIDE)
+    if ti <= tj:
+        i = ti * BLOCK + tl.arange(0, BLOCK)
+        j = tj * BLOCK + tl.arange(0, BLOCK)
+        base = a_ptr + b * batch_stride
+        mask = (i[:, None] < n) & (j[None, :] < n)
+        w = tl.arange(0, WORDS)[None, None, :]
+        here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
+        mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
+        m3 = mask[:, :, None]
+        upper = tl.load(here, mask=m3)
+        lower = tl.load(mirror, mask=m3)
+        tl.debug_barrier()
+        tl.store(mirror, upper, mask=m3)
+        tl.store(here, lower, mask=m3)
 
 
 @triton.jit

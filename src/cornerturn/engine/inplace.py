@@ -1,0 +1,44 @@
+"""In-place transposition of square matrices on the GPU: plans of transpose_square_inplace and their launch."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from ..arrays import ArrayView
+from .launch import Launch
+
+
+@functools.cache
+def square_launch(batch: int, n: int, itemsize: int, word: int) -> Launch:
+    from . import kernels
+    from .plan import WIDE_FROM
+
+    block = 64 if itemsize <= 4 else 32
+    tiles = math.ceil(n / block)
+    words = itemsize // word
+    wide = batch * n * n * words >= WIDE_FROM
+    return Launch(kernels.transpose_square_inplace, batch * tiles * tiles, (n, n * n * words, tiles),
+                  {"BLOCK": block, "WORDS": words, "WIDE": wide}, 4, word)
+
+
+def square_word(itemsize: int, ptr: int) -> int:
+    """The widest word that divides the element size and the base address."""
+    return next(w for w in (8, 4, 2, 1) if itemsize % w == 0 and ptr % w == 0)
+
+
+def run_square(x: ArrayView, batch: int, n: int) -> None:
+    import torch
+
+    from .runtime import current_stream
+
+    launch = square_launch(batch, n, x.itemsize, square_word(x.itemsize, x.ptr))
+    device = int(x.device.split(":")[1])
+    previous = torch._C._cuda_getDevice()
+    if previous != device:
+        torch.cuda.set_device(device)
+    try:
+        launch.run_pointers(x.ptr, x.ptr, current_stream(x, device), device)
+    finally:
+        if previous != device:
+            torch.cuda.set_device(previous)

@@ -1,0 +1,74 @@
+"""cornerturn.transpose_: square matrices in place (CPU engine; the GPU kernel in Triton's interpreter), vectors as
+reshaped views, and clear errors that leave the data untouched."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_bits_equal, random_bits
+
+import cornerturn
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(2, 2), (31, 31), (64, 64), (65, 65), (3, 130, 130), (2, 2, 7, 7)], ids=str)
+def test_square_in_place_on_the_cpu(dtype, shape, rng):
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    assert cornerturn.transpose_(x) is x
+    assert_bits_equal(x, want)
+
+
+def test_vectors_and_empty_become_views(rng):
+    for shape in [(1, 9), (9, 1), (4, 1, 6), (0, 5)]:
+        x = random_bits(shape, np.float32, rng)
+        y = cornerturn.transpose_(x)
+        assert y.shape == shape[:-2] + (shape[-1], shape[-2]) and (x.size == 0 or np.shares_memory(x, y))
+        assert_bits_equal(y, np.ascontiguousarray(x.swapaxes(-1, -2)))
+
+
+def test_torch_cpu_tensors_in_place(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(random_bits((2, 33, 33), np.int32, rng))
+    want = x.transpose(-1, -2).contiguous()
+    assert cornerturn.transpose_(x) is x and torch.equal(x, want)
+    v = torch.arange(5.0).view(1, 5)
+    assert cornerturn.transpose_(v).shape == (5, 1)
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda r: random_bits((4, 6), np.float32, r), NotImplementedError, r"non-square matrices \(4x6\)"),
+    (lambda r: random_bits((8, 16), np.float32, r)[:, :8], ValueError, "one C-contiguous buffer"),
+    (lambda r: random_bits((5, 5), np.float32, r).T, ValueError, "one C-contiguous buffer"),
+    (lambda r: random_bits((5,), np.float32, r), ValueError, "ndim >= 2"),
+])
+def test_bad_input_raises_and_leaves_the_data(make, error, match, rng):
+    x = make(rng)
+    before = x.copy()
+    with pytest.raises(error, match=match):
+        cornerturn.transpose_(x)
+    assert_bits_equal(x, before)
+
+
+def test_read_only_is_refused(rng):
+    x = random_bits((6, 6), np.float32, rng)
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        cornerturn.transpose_(x)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70)], ids=str)
+def test_gpu_square_kernel_in_the_interpreter(dtype, shape, rng):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch, square_word
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    n, batch = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+    word = square_word(x.itemsize, x.__array_interface__["data"][0])
+    words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[word]))
+    square_launch(batch, n, x.itemsize, word).run_tensors(words, words)
+    assert_bits_equal(x, want)
