@@ -10,16 +10,17 @@ from .launch import Launch
 
 
 @functools.cache
-def square_launch(batch: int, n: int, itemsize: int, word: int) -> Launch:
+def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
+                  num_warps: int = 4) -> Launch:
     from . import kernels
     from .plan import WIDE_FROM
 
-    block = 64 if itemsize <= 4 else 32
+    block = block or (64 if itemsize <= 4 else 32)
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
     return Launch(kernels.transpose_square_inplace, batch * tiles * tiles, (n, n * n * words, tiles),
-                  {"BLOCK": block, "WORDS": words, "WIDE": wide}, 4, word)
+                  {"BLOCK": block, "WORDS": words, "WIDE": wide}, num_warps, word)
 
 
 def square_word(itemsize: int, ptr: int) -> int:
