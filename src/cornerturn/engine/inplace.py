@@ -8,14 +8,18 @@ import math
 from ..arrays import ArrayView
 from .launch import Launch
 
+# (block, warps) per element size, the best of a sweep on an H200 (docs/inplace.md)
+SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (16, 8)}
+
 
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
-                  num_warps: int = 4) -> Launch:
+                  num_warps: int | None = None) -> Launch:
     from . import kernels
     from .plan import WIDE_FROM
 
-    block = block or (64 if itemsize <= 4 else 32)
+    default_block, default_warps = SQUARE_DEFAULTS[itemsize]
+    block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
