@@ -93,3 +93,22 @@ def test_views_of_numpy_and_torch_agree(rng):
     x = random_bits((6, 10), np.float32, rng)[:, ::2]
     a, b = view_of(x), view_of(torch.from_numpy(x))
     assert (a.shape, a.strides, a.itemsize, a.dtype, a.ptr) == (b.shape, b.strides, b.itemsize, b.dtype, b.ptr)
+
+
+def test_import_and_cpu_path_without_gpu_libraries():
+    """`import cornerturn` and the CPU engine need none of torch, triton, cupy, jax or numba.cuda."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for m in ('torch', 'triton', 'cupy', 'jax', 'numba.cuda', 'ml_dtypes'):\n"
+        "    sys.modules[m] = None\n"
+        "import numpy as np, cornerturn\n"
+        "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+        "assert np.array_equal(cornerturn.transpose(x), x.T)\n"
+        "assert cornerturn.transpose_(np.eye(3)).shape == (3, 3)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
