@@ -9,14 +9,9 @@ tensors through Triton's interpreter instead.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 _WORD_TORCH_DTYPES = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
-
-
-def interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
 class _Pointer:
