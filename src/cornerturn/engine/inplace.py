@@ -33,17 +33,9 @@ def square_word(itemsize: int, ptr: int) -> int:
 
 
 def run_square(x: ArrayView, batch: int, n: int) -> None:
-    import torch
-
-    from .runtime import current_stream
+    from .runtime import current_stream, on_device
 
     launch = square_launch(batch, n, x.itemsize, square_word(x.itemsize, x.ptr))
     device = int(x.device.split(":")[1])
-    previous = torch._C._cuda_getDevice()
-    if previous != device:
-        torch.cuda.set_device(device)
-    try:
+    with on_device(device):
         launch.run_pointers(x.ptr, x.ptr, current_stream(x, device), device)
-    finally:
-        if previous != device:
-            torch.cuda.set_device(previous)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..arrays import ArrayView
 
 
@@ -31,6 +33,21 @@ def run_views(plan, x: ArrayView, out: ArrayView) -> None:
         torch.cuda.synchronize(device)  # JAX will read `out` on a stream we cannot order against
 
 
+@contextlib.contextmanager
+def on_device(device: int):
+    """Make `device` torch's current CUDA device for the block, and restore the previous one after."""
+    import torch
+
+    previous = torch._C._cuda_getDevice()
+    if previous != device:
+        torch.cuda.set_device(device)
+    try:
+        yield
+    finally:
+        if previous != device:
+            torch.cuda.set_device(previous)
+
+
 def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None = None) -> None:
     """Launch `plan` on `device` with raw addresses, on `stream` (torch's current stream if None)."""
     import torch
@@ -41,14 +58,8 @@ def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None
         # an address not aligned to the plan's word: the same problem in narrower words
         narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
         plan = choose(plan.problem, f"cuda:{device}", narrow)
-    previous = torch._C._cuda_getDevice()
-    if previous != device:
-        torch.cuda.set_device(device)
-    try:
+    with on_device(device):
         if stream is None:
             stream = torch._C._cuda_getCurrentRawStream(device)
         for x_offset, out_offset, launch in plan.pieces:
             launch.run_pointers(x_ptr + x_offset, out_ptr + out_offset, stream, device)
-    finally:
-        if previous != device:
-            torch.cuda.set_device(previous)
