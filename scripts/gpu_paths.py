@@ -45,6 +45,20 @@ for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.com
                            torch.view_as_real(want) if want.is_complex() else want):
             bad += 1
             print("WRONG in place", shape, dtype)
+from cornerturn.engine import rectangular  # noqa: E402
+
+for small, row_words in ((16 << 20, 8192), (0, 8192), (0, 16)):  # through scratch, the passes, banded rows
+    rectangular.SMALL_BYTES, rectangular.ROW_WORDS = small, row_words
+    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+        for shape in [(33, 70), (2, 64, 24), (300, 7)]:
+            x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
+                torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
+            want = x.transpose(-1, -2).contiguous()
+            y = cornerturn.transpose_(x)
+            if not torch.equal(torch.view_as_real(y) if y.is_complex() else y,
+                               torch.view_as_real(want) if want.is_complex() else want):
+                bad += 1
+                print("WRONG rectangular in place", small, row_words, shape, dtype)
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

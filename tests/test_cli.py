@@ -35,6 +35,20 @@ def test_bench_tiny_on_cpu_writes_json_and_plot(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_bench_inplace_tiny_on_cpu(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "inplace.json"
+    assert main(["bench", "--inplace", "--device", "cpu", "--suite", "tiny", "--repeats", "2", "--no-progress",
+                 "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [r["case"] for r in report["results"]][:2] == ["float32 64x64", "float32 64x48"]
+    assert all(r["bit_exact"] and r["inplace_gbps"] > 0 for r in report["results"])
+    assert "out of place + back ms" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["bench", "--inplace", "--device", "cpu", "--suite", "nope"])
+
+
 def test_bench_rejects_unknown_suite_and_method(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "--suite", "nope"])

@@ -142,5 +142,20 @@ def test_square_in_place_on_the_gpu(gen):
             assert same(x, want), (dtype, shape)
     v = torch.arange(6.0, device=DEV).view(1, 6)
     assert cornerturn.transpose_(v).shape == (6, 1)
-    with pytest.raises(NotImplementedError, match="non-square"):
-        cornerturn.transpose_(torch.zeros(3, 4, device=DEV))
+
+
+
+def test_rectangular_in_place_on_the_gpu(gen):
+    from cornerturn.engine import rectangular
+
+    shapes = [(3, 4), (97, 89), (2, 300, 500), (4096, 1025), (1025, 4096), (3000, 4100), (16384, 3), (3, 16384)]
+    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+        for shape in shapes:
+            for small in (rectangular.SMALL_BYTES, 0):  # through scratch, and the three passes
+                rectangular.SMALL_BYTES = small
+                x = rand_bits(shape, dtype, gen)
+                want = x.transpose(-1, -2).contiguous()
+                y = cornerturn.transpose_(x)
+                assert y.data_ptr() == x.data_ptr() and y.shape == want.shape
+                assert same(y, want), (dtype, shape, small)
+    rectangular.SMALL_BYTES = 16 << 20

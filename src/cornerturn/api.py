@@ -293,10 +293,12 @@ def transpose_(x: Any) -> Any:
     """Transpose the last two axes of `x` inside its own memory: (..., M, N) -> (..., N, M).
 
     `x` must be one C-contiguous, writeable buffer. A square matrix is returned as `x` itself, its memory now
-    holding the transpose. A 1 x N or N x 1 matrix (and an empty one) is already laid out as its transpose: the
-    result is a reshaped view of the same memory (NumPy, torch and CuPy cannot change an array's shape in place,
-    so `x` itself keeps the old shape). Non-square matrices with M, N > 1 are not supported yet. JAX arrays are
-    immutable: use `cornerturn.transpose`.
+    holding the transpose. Otherwise the result is a view of the same memory with shape (..., N, M): NumPy,
+    torch, CuPy and Numba cannot change an array's shape in place, so `x` itself keeps its old shape and now
+    reads as the transpose's memory in the wrong shape; use the returned array. Non-square matrices take the
+    decomposition of Catanzaro, Keller and Garland (cornerturn.ckg) with scratch memory of O(max(M, N))
+    elements, or out of place through a scratch buffer of at most 16 MiB (GPU) / 1 MiB (CPU) for small ones.
+    JAX arrays are immutable: use `cornerturn.transpose`.
     """
     xv = view_of(x, "x")
     _check_ndim(xv, "x")
@@ -312,19 +314,25 @@ def transpose_(x: Any) -> Any:
     swapped = _swapped(xv.shape)
     if xv.size == 0 or rows == 1 or cols == 1:
         return _reshaped(x, xv.library, swapped)
-    if rows != cols:
-        raise NotImplementedError(f"x: in-place transposition of non-square matrices ({rows}x{cols}) is not "
-                                  "implemented yet; cornerturn.transpose makes a transposed copy")
     count = math.prod(batch)
-    if xv.device == "cpu":
-        from .cpu.inplace import square_kernel
-
-        square_kernel()(xv.host_words((count, rows, cols), contiguous_strides((count, rows, cols), xv.itemsize)))
-    else:
+    if xv.is_cuda:
         from . import engine
 
         engine._require()
         from .engine.inplace import run_square
+        from .engine.rectangular import run as run_rectangular
 
-        run_square(xv, count, rows)
-    return x
+        if rows == cols:
+            run_square(xv, count, rows)
+        else:
+            run_rectangular(xv, count, rows, cols)
+    else:
+        from .cpu.inplace import square_kernel
+        from .cpu.rectangular import transpose_batch
+
+        words = xv.host_words((count, rows, cols), contiguous_strides((count, rows, cols), xv.itemsize))
+        if rows == cols:
+            square_kernel()(words)
+        else:
+            transpose_batch(words)
+    return x if rows == cols else _reshaped(x, xv.library, swapped)

@@ -60,9 +60,47 @@ def cmd_bench_distributed(args: argparse.Namespace) -> int:
     return 0 if report["bit_exact_vs_torch_way"] else 1
 
 
+def cmd_bench_inplace(args: argparse.Namespace) -> int:
+    import json
+
+    from .bench.inplace import SUITES, run
+
+    device = args.device if args.device != "auto" else ("cuda" if _gpu_present() else "cpu")
+    suite_name = args.suite or device
+    if suite_name not in SUITES:
+        console.print(f"[red]--suite: no in-place suite {suite_name!r}; choose from {', '.join(SUITES)}[/red]")
+        return 2
+    with Progress(TextColumn("{task.description:<40}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=args.no_progress) as bar:
+        task = bar.add_task("in place", total=len(SUITES[suite_name]))
+
+        def progress(name: str) -> None:
+            bar.update(task, advance=1, description=name)
+
+        report = run(suite_name, device, args.repeats, progress)
+    t = Table(title=f"in place on {report['device']} ({report['date']}), median of {args.repeats}; GB/s count "
+                    "the matrix read and written once")
+    for column in ("matrix", "copy GB/s", "in place GB/s", "% of copy", "in place ms", "out of place + back ms",
+                   "extra memory", "bit-exact"):
+        t.add_column(column, justify="left" if column == "matrix" else "right")
+    for r in report["results"]:
+        t.add_row(r["case"], f"{r['copy_gbps']:,.1f}", f"{r['inplace_gbps']:,.1f}", f"{r['pct_of_copy']:.0f}%",
+                  f"{r['inplace_ms']:.3f}", f"{r['out_of_place_and_back_ms']:.3f}",
+                  f"{r['extra_bytes'] / 2**20:,.1f} MiB ({100 * r['extra_bytes'] / r['matrix_bytes']:.1f}%)",
+                  "yes" if r["bit_exact"] else "[red]NO[/red]")
+    console.print(t)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+        console.print(f"wrote {args.json}")
+    return 0 if all(r["bit_exact"] for r in report["results"]) else 1
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if getattr(args, "distributed", False):
         return cmd_bench_distributed(args)
+    if getattr(args, "inplace", False):
+        return cmd_bench_inplace(args)
     from .bench import report
     from .bench.peers import peers_for
     from .bench.runner import run_suite
@@ -310,6 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", default=None, metavar="PATH", help="write results, machine and versions as JSON")
     p.add_argument("--plot", default=None, metavar="PATH", help="write a PNG plot of bandwidth per case")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--inplace", action="store_true",
+                   help="cornerturn.transpose_ against out of place plus a copy back (suites: cuda, cpu, tiny)")
     p.add_argument("--distributed", action="store_true",
                    help="under torchrun: the row-sharded transpose across the ranks (see --rows, --cols, --chunks)")
     p.add_argument("--rows", type=int, default=32768, help="--distributed: rows of the global matrix")

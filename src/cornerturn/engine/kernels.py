@@ -164,3 +164,125 @@ def copy_strided(x_ptr, out_ptr, total, cols, batch_stride, col_stride,
         m2 = mask[:, None]
         v = tl.load(x_ptr + src_elem[:, None] + w[None, :], mask=m2)
         tl.store(out_ptr + o[:, None] * WORDS + w[None, :], v, mask=m2)
+
+
+# In-place transposition of non-square matrices: the three passes of cornerturn.ckg.
+#
+# inplace_rows: pass 2 with whole rows held by one program. It loads ROWS rows gathered (each element from its
+# source column: the row's own cache lines, reused through L1), waits at a barrier, and stores them back in order.
+#
+# inplace_rows_banded: pass 2 for rows too long to hold on chip. Launch t copies band t of rows into one half of
+# a scratch slot (contiguous) while gathering band t - 1 back from the other half (reads scattered within a row).
+#
+# inplace_columns: passes 1 and 3, a band of columns at a time, double-buffered the same way. The copy half
+# transposes each H x K tile of the band into the slot (slot[column, position]: rows of the slot are the band's
+# columns), with pass 3's rows in an order that makes every column's sources in a tile of output rows one
+# contiguous run of positions; the gather half reads those runs and transposes them back into rows of x. Both
+# global sides of both halves move whole 128-byte lines; the transposes go through shared memory.
+
+
+@triton.jit
+def _row_source(i, j, m, n, c, b, a_inverse):
+    """cornerturn.ckg.row_source: the column of row i (int32) that moves to column j (int32)."""
+    u = (j + c - i % c) % c
+    k = i + u
+    k = tl.where(k >= m, k - m, k)
+    w = (j + n - k % n) % n // c
+    return u * b + ((w.to(tl.int64) * a_inverse) % b).to(tl.int32)
+
+
+@triton.jit
+def inplace_rows(x_ptr, unused_ptr, m, n, c, b, a_inverse,
+                 ROWS: tl.constexpr, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    i = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
+    q = tl.arange(0, BLOCK)[None, :]  # word within the row
+    j = q // WORDS
+    mask = (i < m) & (j < n)
+    row = x_ptr + i.to(tl.int64) * n * WORDS
+    source = _row_source(i, j, m, n, c, b, a_inverse) * WORDS + q % WORDS
+    moved = tl.load(row + source, mask=mask)  # the rows' own lines, gathered through L1
+    tl.debug_barrier()  # every load of the rows done before any store
+    tl.store(row + q, moved, mask=mask)
+
+
+@triton.jit(do_not_specialize=["copy_row", "copy_half", "gather_row"])
+def inplace_rows_banded(x_ptr, slot_ptr, m, n, c, b, a_inverse, band, row_tiles, copy_row, copy_half, gather_row,
+                        BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    pid = tl.program_id(0)
+    per_phase = band * row_tiles
+    gathering = pid >= per_phase
+    p = pid - per_phase * gathering.to(tl.int32)
+    r = p // row_tiles  # row within the band
+    q = (p - r * row_tiles) * BLOCK + tl.arange(0, BLOCK)  # word within the row
+    row_words = n * WORDS
+    if gathering:
+        i = gather_row + r
+        if (gather_row >= 0) & (i < m):
+            mask = q < row_words
+            j = q // WORDS
+            source = _row_source(i, j, m, n, c, b, a_inverse) * WORDS + q % WORDS
+            half = slot_ptr + (1 - copy_half).to(tl.int64) * band * row_words + r.to(tl.int64) * row_words
+            tl.store(x_ptr + i.to(tl.int64) * row_words + q, tl.load(half + source, mask=mask), mask=mask)
+    else:
+        i = copy_row + r
+        if (copy_row >= 0) & (i < m):
+            mask = q < row_words
+            half = slot_ptr + copy_half.to(tl.int64) * band * row_words + r.to(tl.int64) * row_words
+            tl.store(half + q, tl.load(x_ptr + i.to(tl.int64) * row_words + q, mask=mask), mask=mask)
+
+
+@triton.jit(do_not_specialize=["copy_col", "copy_half", "gather_col"])
+def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, copy_tiles, outer_tiles, inner_tiles, col_tiles,
+                    copy_col, copy_half, gather_col,
+                    MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr):
+    """MODE 0: pass 1; MODE 1: pass 3 with output rows grouped by i // a (runs of a); MODE 2: pass 3 grouped by
+    i % a (runs of c). The slot half holds the band transposed: slot[column, position] (positions of length m)."""
+    pid = tl.program_id(0)
+    w = tl.arange(0, WORDS)[None, None, :]
+    if pid < copy_tiles:  # phase A: slot[jl, k] = x[sigma(k), j], tile by tile through shared memory
+        if copy_col >= 0:
+            kt = pid // col_tiles
+            jl = (pid - kt * col_tiles) * K + tl.arange(0, K)[None, :, None]
+            k = kt * H + tl.arange(0, H)[:, None, None]
+            if MODE == 1:  # position k = q * a + r holds source row c * (r * b mod a) + q
+                q = k // a
+                source = c * ((k - q * a).to(tl.int64) * b % a).to(tl.int32) + q
+            else:
+                source = k
+            mask = (k < m) & (jl < band) & (copy_col + jl < n)
+            values = tl.load(x_ptr + (source.to(tl.int64) * n + copy_col + jl) * WORDS + w, mask=mask)
+            half = slot_ptr + copy_half.to(tl.int64) * band * m * WORDS
+            tl.store(half + (jl.to(tl.int64) * m + k) * WORDS + w, values, mask=mask)
+    else:  # phase B: x[i, j] = slot[jl, position(i, j)], each column's positions a contiguous run
+        if gather_col >= 0:
+            p = pid - copy_tiles
+            per_col = outer_tiles * inner_tiles
+            ct = p // per_col
+            p = p - ct * per_col
+            outer = p // inner_tiles
+            inner = (p - outer * inner_tiles) * H + tl.arange(0, H)[:, None, None]
+            jl = ct * K + tl.arange(0, K)[None, :, None]
+            j = gather_col + jl
+            if MODE == 0:  # y[i, j] = x[(i + j // b) mod m, j]
+                i = outer * H + inner
+                row_ok = i < m
+                position = i + j // b
+            elif MODE == 1:  # i = alpha * a + beta, alpha = outer: position q_e * a + (beta + p_e / b) mod a
+                i = outer * a + inner
+                row_ok = inner < a
+                e = j % m - outer
+                e = tl.where(e < 0, e + m, e)
+                p_e = e // c
+                turn = (p_e.to(tl.int64) * b_inverse % a).to(tl.int32)
+                r = inner + turn
+                position = (e - p_e * c) * a + tl.where(r >= a, r - a, r)
+            else:  # i = alpha * a + beta, beta = outer: position (beta * n - alpha + j) mod m
+                i = inner * a + outer
+                row_ok = inner < c
+                position = (outer.to(tl.int64) * n % m).to(tl.int32) - inner + j % m
+                position = tl.where(position < 0, position + m, position)
+            position = tl.where(position >= m, position - m, position)
+            mask = row_ok & (jl < band) & (j < n)
+            half = slot_ptr + (1 - copy_half).to(tl.int64) * band * m * WORDS
+            values = tl.load(half + (jl.to(tl.int64) * m + position) * WORDS + w, mask=mask)
+            tl.store(x_ptr + (i.to(tl.int64) * n + j) * WORDS + w, values, mask=mask)

@@ -42,9 +42,10 @@ class Launch:
         self.word = word
         self._compiled: dict[tuple[bool, bool], tuple[Any, tuple]] = {}
 
-    def run_tensors(self, x: Any, out: Any) -> None:
+    def run_tensors(self, x: Any, out: Any, ints: tuple[int, ...] | None = None) -> None:
         """Through Triton's own launch path: torch tensors whose data pointers are the first elements."""
-        self.kernel[(self.programs,)](x, out, *self.ints, num_warps=self.num_warps, **self.constexprs)
+        self.kernel[(self.programs,)](x, out, *(self.ints if ints is None else ints), num_warps=self.num_warps,
+                                      **self.constexprs)
 
     def _compile(self, key: tuple[bool, bool], x_ptr: int, out_ptr: int, device: int) -> tuple[Any, tuple]:
         import torch
@@ -62,15 +63,22 @@ class Launch:
         self._compiled[key] = entry
         return entry
 
-    def run_pointers(self, x_ptr: int, out_ptr: int, stream: int, device: int) -> None:
-        """Launch on `stream` of the current device with raw device addresses."""
+    def run_pointers(self, x_ptr: int, out_ptr: int, stream: int, device: int,
+                     ints: tuple[int, ...] | None = None) -> None:
+        """Launch on `stream` of the current device with raw device addresses.
+
+        `ints` replaces the planned integer arguments for this launch; the kernel must not specialise on the
+        ones that change (triton.jit's do_not_specialize), as the compiled kernel is the planned ints' one.
+        """
         key = (x_ptr % 16 == 0, out_ptr % 16 == 0)
         entry = self._compiled.get(key)
         if entry is None:
             entry = self._compile(key, x_ptr, out_ptr, device)
         direct, compiled, tail = entry
+        if ints is not None:
+            tail = (*ints, *tail[len(ints):])
         if direct is not None:
-            direct(stream, x_ptr, out_ptr)
+            direct(stream, x_ptr, out_ptr, tail)
         else:
             compiled.run(self.programs, 1, 1, stream, compiled.function, compiled.packed_metadata, None, None, None,
                          x_ptr, out_ptr, *tail)
@@ -88,7 +96,7 @@ def _direct_launch(compiled: Any, programs: int, tail: tuple):
     except AttributeError:
         return None
 
-    def direct(stream: int, x_ptr: int, out_ptr: int) -> None:
+    def direct(stream: int, x_ptr: int, out_ptr: int, tail: tuple = tail) -> None:
         launch(programs, 1, 1, stream, function, coop, pdl, None, None, meta, None, None, None, x_ptr, out_ptr,
                *tail)
 

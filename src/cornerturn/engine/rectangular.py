@@ -1,0 +1,209 @@
+"""In-place transposition of non-square matrices on the GPU: the launches of the three passes, and their scratch.
+
+A matrix of at most SMALL_BYTES goes out of place into scratch and is copied back (batches in chunks). A larger
+one takes the passes of cornerturn.ckg: columns in bands of about BAND_BYTES, double-buffered in a scratch slot
+of two bands; rows whole on chip when they fit ROW_WORDS words, else in bands through the same slot. Peak
+extra memory: at most 2 x BAND_BYTES, or 2 x M x min(N, K) elements for matrices so tall that one K-column band
+is larger (K elements = 128 bytes), or 2 x N elements for rows longer than BAND_BYTES: O(max(M, N)).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, NamedTuple
+
+from ..arrays import ArrayView, empty_like_library, view_of
+from ..ckg import Decomposition
+from ..problem import canonical
+from .launch import Launch
+
+SMALL_BYTES = 16 << 20
+BAND_BYTES = 32 << 20
+ROW_WORDS = 8192  # longest row (in words) that pass 2 holds on chip
+
+
+class Step(NamedTuple):
+    """One launch: its two pointer arguments as (buffer, byte offset), buffer "x" or "scratch"; ints for the
+    launch's own when they vary from launch to launch."""
+
+    launch: Launch
+    first: tuple[str, int]
+    second: tuple[str, int]
+    ints: tuple[int, ...] | None = None
+
+
+class RectangularPlan(NamedTuple):
+    steps: list[Step]
+    scratch_bytes: int
+
+
+def alignment(ptr: int) -> int:
+    """The largest power of two, at most 16, that divides the address."""
+    return min(16, ptr & -ptr) if ptr else 16
+
+
+def word_of(itemsize: int, align: int) -> int:
+    """The widest word (at most 8 bytes) that divides the element size and the alignment."""
+    return next(w for w in (8, 4, 2, 1) if itemsize % w == 0 and align % w == 0)
+
+
+def plan(batch: int, m: int, n: int, itemsize: int, align: int = 16, small_bytes: int | None = None,
+         band_bytes: int | None = None, row_words: int | None = None) -> RectangularPlan:
+    """The launches that transpose `batch` contiguous M x N matrices in place, from an address aligned to
+    `align` bytes, with a scratch buffer of plan.scratch_bytes (16-byte aligned). The sizes default to the
+    module's SMALL_BYTES, BAND_BYTES and ROW_WORDS."""
+    small_bytes = SMALL_BYTES if small_bytes is None else small_bytes
+    band_bytes = BAND_BYTES if band_bytes is None else band_bytes
+    row_words = ROW_WORDS if row_words is None else row_words
+    return _plan(batch, m, n, itemsize, align, small_bytes, band_bytes, row_words)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: int, band_bytes: int,
+          row_words: int) -> RectangularPlan:
+    matrix = m * n * itemsize
+    if matrix <= small_bytes:
+        return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
+    passes = _passes(m, n, itemsize, word_of(itemsize, align), band_bytes, row_words)
+    steps = [Step(s.launch, ("x", s.first[1] + k * matrix), s.second, s.ints)
+             for k in range(batch) for s in passes.steps]
+    return RectangularPlan(steps, passes.scratch_bytes)
+
+
+def _through_scratch(batch: int, m: int, n: int, itemsize: int, align: int, per_chunk: int) -> RectangularPlan:
+    from .plan import build
+
+    chunk = min(batch, per_chunk)
+    matrix = m * n * itemsize
+    steps = []
+    for start in range(0, batch, chunk):
+        k = min(chunk, batch - start)
+        problem = canonical((k, m, n), (matrix, n * itemsize, itemsize), itemsize)
+        moved = build(problem, _word_for(problem, itemsize, align))
+        steps += [Step(launch, ("x", start * matrix + xo), ("scratch", oo)) for xo, oo, launch in moved.pieces]
+        back = canonical((1, k * m * n), (k * matrix, itemsize), itemsize)
+        copy = build(back, _word_for(back, itemsize, align))
+        steps += [Step(launch, ("scratch", xo), ("x", start * matrix + oo)) for xo, oo, launch in copy.pieces]
+    return RectangularPlan(steps, chunk * matrix)
+
+
+def _word_for(problem, itemsize: int, align: int) -> int:
+    from .configs import natural_word
+
+    natural = natural_word(problem)
+    return natural if align % natural == 0 else word_of(itemsize, align)
+
+
+def _passes(m: int, n: int, itemsize: int, word: int, band_bytes: int, row_words: int) -> RectangularPlan:
+    d = Decomposition(m, n)
+    words = itemsize // word
+    columns = _ColumnBands(m, n, itemsize, word, band_bytes)
+    steps = columns.steps(d, post=False) if d.rotates_first else []
+    steps += _rows(m, n, d, words, word, band_bytes, row_words)
+    steps += columns.steps(d, post=True)
+    scratch = min(2, columns.bands) * m * columns.band * itemsize
+    if n * words > row_words:
+        band = _row_band(m, n, itemsize, band_bytes)
+        scratch = max(scratch, min(2, math.ceil(m / band)) * band * n * itemsize)
+    return RectangularPlan(steps, scratch)
+
+
+class _ColumnBands:
+    """Passes 1 and 3: tiles of K columns (128 bytes) by H rows, bands of whole tiles of about band_bytes."""
+
+    def __init__(self, m: int, n: int, itemsize: int, word: int, band_bytes: int) -> None:
+        self.m, self.n, self.word, self.words = m, n, word, itemsize // word
+        self.k_cols = max(1, 128 // itemsize)
+        self.h_rows = max(self.k_cols, 16)
+        per_band = max(1, band_bytes // (m * itemsize * self.k_cols))
+        self.band = min(per_band * self.k_cols, n)
+        self.bands = math.ceil(n / self.band)
+        self.col_tiles = math.ceil(self.band / self.k_cols)
+        self.warps = 4 if self.k_cols * self.h_rows * self.words <= 2048 else 8
+
+    def steps(self, d: Decomposition, post: bool) -> list[Step]:
+        from . import kernels
+
+        m, h = self.m, self.h_rows
+        if not post:
+            mode, outer, inner = 0, math.ceil(m / h), 1
+        elif d.a >= h:
+            mode, outer, inner = 1, d.c, math.ceil(d.a / h)  # runs of a: output rows alpha * a + beta, beta inner
+        else:
+            mode, outer, inner = 2, d.a, math.ceil(d.c / h)  # runs of c: alpha inner
+        b_inverse = pow(d.b, -1, d.a) if d.a > 1 else 0
+        copy_tiles = math.ceil(m / h) * self.col_tiles
+        fixed = (m, self.n, d.a, d.b, d.c, b_inverse, self.band, copy_tiles, outer, inner, self.col_tiles)
+        launch = Launch(kernels.inplace_columns, copy_tiles + self.col_tiles * outer * inner, (*fixed, 0, 0, -1),
+                        {"MODE": mode, "H": h, "K": self.k_cols, "WORDS": self.words}, self.warps, self.word)
+        return [Step(launch, ("x", 0), ("scratch", 0), (*fixed, *_double_buffered(t, self.bands, self.band)))
+                for t in range(self.bands + 1)]
+
+
+def _double_buffered(t: int, bands: int, band: int) -> tuple[int, int, int]:
+    """Launch t of a banded pass: (first index of band t to copy into the slot or -1, the half it goes to,
+    first index of band t - 1 to gather back from the other half or -1)."""
+    return (t * band if t < bands else -1, t % 2, (t - 1) * band if t > 0 else -1)
+
+
+def _row_band(m: int, n: int, itemsize: int, band_bytes: int) -> int:
+    return min(m, max(1, band_bytes // (n * itemsize)))
+
+
+def _rows(m: int, n: int, d: Decomposition, words: int, word: int, band_bytes: int, row_words: int) -> list[Step]:
+    from . import kernels
+
+    ints = (m, n, d.c, d.b, d.a_inverse)
+    if n * words <= row_words:
+        block = 1 << (n * words - 1).bit_length()
+        rows = max(1, 1024 // block)
+        warps = min(16, max(1, rows * block // 256))
+        launch = Launch(kernels.inplace_rows, math.ceil(m / rows), ints,
+                        {"ROWS": rows, "BLOCK": block, "WORDS": words}, warps, word)
+        return [Step(launch, ("x", 0), ("x", 0))]
+    band = _row_band(m, n, words * word, band_bytes)
+    block = 1024
+    row_tiles = math.ceil(n * words / block)
+    bands = math.ceil(m / band)
+    launch = Launch(kernels.inplace_rows_banded, 2 * band * row_tiles, (*ints, band, row_tiles, 0, 0, -1),
+                    {"BLOCK": block, "WORDS": words}, 4, word)
+    return [Step(launch, ("x", 0), ("scratch", 0), (*ints, band, row_tiles, *_double_buffered(t, bands, band)))
+            for t in range(bands + 1)]
+
+
+def run(x: ArrayView, batch: int, m: int, n: int) -> int:
+    """Transpose the `batch` M x N matrices of GPU array `x` (C-contiguous) in place on the caller's stream.
+    Returns the scratch bytes it allocated (freed on return, in stream order)."""
+    from .runtime import current_stream, on_device
+
+    p = plan(batch, m, n, x.itemsize, alignment(x.ptr))
+    device = int(x.device.split(":")[1])
+    with on_device(device):
+        stream = current_stream(x, device)
+        scratch = empty_like_library(x, (math.ceil(p.scratch_bytes / x.itemsize),)) if p.scratch_bytes else None
+        pointers = {"x": x.ptr, "scratch": view_of(scratch).ptr if scratch is not None else 0}
+        for step in p.steps:
+            step.launch.run_pointers(pointers[step.first[0]] + step.first[1],
+                                     pointers[step.second[0]] + step.second[1], stream, device, step.ints)
+    return p.scratch_bytes
+
+
+def run_tensors(p: RectangularPlan, x: Any) -> None:
+    """Run plan `p` through Triton's own launch path on `x`, a flat uint8 torch tensor holding the matrices
+    (Triton's interpreter, in the tests)."""
+    import torch
+
+    buffers = {"x": x, "scratch": torch.empty(max(p.scratch_bytes, 16), dtype=torch.uint8, device=x.device)}
+    for step in p.steps:
+        first = _as_words(buffers[step.first[0]], step.first[1], step.launch.word)
+        second = _as_words(buffers[step.second[0]], step.second[1], step.launch.word)
+        step.launch.run_tensors(first, second, step.ints)
+
+
+def _as_words(buffer: Any, offset: int, word: int) -> Any:
+    import torch
+
+    words = (buffer.numel() - offset) // word
+    dtype = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[word]
+    return buffer[offset:offset + words * word].view(dtype)
