@@ -4,8 +4,6 @@ each plan takes stays O(max(M, N))."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from conftest import assert_bits_equal, random_bits
@@ -96,4 +94,4 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     p = plan(1, rows, cols, itemsize, 16)
     # two bands, or two 128-byte column bands of a tall matrix, or two rows of a wide one
     assert p.scratch_bytes <= 2 * max(BAND_BYTES, rows * min(cols * itemsize, 128), cols * itemsize)
-    assert math.prod((rows, cols)) * itemsize > (16 << 20)  # these take the passes, not the scratch copy
+    assert "inplace_columns" in {step.launch.kernel.fn.__name__ for step in p.steps}  # the passes, not a copy

@@ -60,12 +60,17 @@ def cmd_bench_distributed(args: argparse.Namespace) -> int:
     return 0 if report["bit_exact_vs_torch_way"] else 1
 
 
+def _bench_device(args: argparse.Namespace) -> str:
+    """--device, with auto meaning the GPU when there is one."""
+    return args.device if args.device != "auto" else ("cuda" if _gpu_present() else "cpu")
+
+
 def cmd_bench_inplace(args: argparse.Namespace) -> int:
     import json
 
     from .bench.inplace import SUITES, run
 
-    device = args.device if args.device != "auto" else ("cuda" if _gpu_present() else "cpu")
+    device = _bench_device(args)
     suite_name = args.suite or device
     if suite_name not in SUITES:
         console.print(f"[red]--suite: no in-place suite {suite_name!r}; choose from {', '.join(SUITES)}[/red]")
@@ -106,9 +111,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench.runner import run_suite
     from .bench.suites import suite
 
-    device = args.device
-    if device == "auto":
-        device = "cuda" if _gpu_present() else "cpu"
+    device = _bench_device(args)
     suite_name = args.suite or ("cuda" if device == "cuda" else "cpu")
     cases = suite(suite_name)
     methods = args.methods.split(",") if args.methods else None

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from ..arrays import ArrayView, empty_like_library, view_of
 from ..ckg import Decomposition
 from ..problem import canonical
+from .inplace import square_word
 from .launch import Launch
 
 SMALL_BYTES = 16 << 20
@@ -43,11 +44,6 @@ def alignment(ptr: int) -> int:
     return min(16, ptr & -ptr) if ptr else 16
 
 
-def word_of(itemsize: int, align: int) -> int:
-    """The widest word (at most 8 bytes) that divides the element size and the alignment."""
-    return next(w for w in (8, 4, 2, 1) if itemsize % w == 0 and align % w == 0)
-
-
 def plan(batch: int, m: int, n: int, itemsize: int, align: int = 16, small_bytes: int | None = None,
          band_bytes: int | None = None, row_words: int | None = None) -> RectangularPlan:
     """The launches that transpose `batch` contiguous M x N matrices in place, from an address aligned to
@@ -65,7 +61,7 @@ def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: in
     matrix = m * n * itemsize
     if matrix <= small_bytes:
         return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
-    passes = _passes(m, n, itemsize, word_of(itemsize, align), band_bytes, row_words)
+    passes = _passes(m, n, itemsize, square_word(itemsize, align), band_bytes, row_words)
     steps = [Step(s.launch, ("x", s.first[1] + k * matrix), s.second, s.ints)
              for k in range(batch) for s in passes.steps]
     return RectangularPlan(steps, passes.scratch_bytes)
@@ -92,7 +88,7 @@ def _word_for(problem, itemsize: int, align: int) -> int:
     from .configs import natural_word
 
     natural = natural_word(problem)
-    return natural if align % natural == 0 else word_of(itemsize, align)
+    return natural if align % natural == 0 else square_word(itemsize, align)
 
 
 def _passes(m: int, n: int, itemsize: int, word: int, band_bytes: int, row_words: int) -> RectangularPlan:
