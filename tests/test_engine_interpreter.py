@@ -174,3 +174,38 @@ def test_sixteen_byte_pairs_kernel(shape, rng):
     assert any(isinstance(c, PairsConfig) for c in candidates(problem))
     for config in (PairsConfig(8, 8), PairsConfig(16, 32, 8), PairsConfig(64, 8, 2)):
         assert_bits_equal(run_engine(base, x, config, word=8), reference(x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.int16], ids=lambda d: np.dtype(d).name)
+def test_strided_output_writes_a_column_block_and_nothing_else(dtype, rng):
+    """A matrix transposed into columns [8, 8 + M) of a wider output: the block is exact, the rest untouched."""
+    from cornerturn.engine.configs import PairsConfig, word_size
+
+    base, x = make((36, 44), dtype, rng, (1, 1))
+    x = x[:, 4:]  # a column slice, as a sharded transpose sends it
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    wide = poisoned((x.shape[1], x.shape[0] + 16), x.dtype)
+    configs = [(None, natural_word(problem)), (TileConfig(16, 8), word_size(problem))]
+    if pack_factor(problem):
+        configs.append((PackedConfig(8, 4, split=True), 4))
+    if np.dtype(dtype).itemsize == 16:
+        configs.append((PairsConfig(8, 16), 8))
+    for config, word in configs:
+        out = wide.copy()
+        plan = engine_plan.build(problem, word, config, out_row_stride=out.strides[0])
+        (x_offset, out_offset, launch), = plan.pieces
+        first = (x.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // word
+        out_t = torch.from_numpy(out.reshape(-1).view(WORD_NUMPY[word]))
+        base_t = torch.from_numpy(base.reshape(-1).view(WORD_NUMPY[word]))
+        launch.run_tensors(base_t[first + x_offset // word:], out_t[8 * x.itemsize // word + out_offset // word:])
+        assert_bits_equal(out[:, 8:8 + x.shape[0]], reference(x))
+        assert_bits_equal(out[:, :8], wide[:, :8])
+        assert_bits_equal(out[:, 8 + x.shape[0]:], wide[:, 8 + x.shape[0]:])
+
+
+def test_strided_output_refuses_batches_and_misfit_words():
+    problem = canonical((3, 8, 8), (256, 32, 4), 4)
+    with pytest.raises(ValueError, match="strided output"):
+        engine_plan.build(problem, 4, None, out_row_stride=64)
+    with pytest.raises(ValueError, match="strided output"):
+        engine_plan.build(canonical((8, 8), (32, 4), 4), 4, None, out_row_stride=66)

@@ -41,6 +41,16 @@ def choose(problem: Problem, device: str, word: int | None = None, autotune: boo
     return build(problem, word, config, reason)
 
 
+@functools.lru_cache(maxsize=1024)
+def choose_strided_out(problem: Problem, device: str, word: int, out_row_stride: int):
+    """`choose`'s configuration for one matrix written into output rows `out_row_stride` bytes apart."""
+    from .plan import build
+
+    chosen = choose(problem, device, word)
+    return build(problem, word, chosen.config, f"{chosen.reason}; output rows {out_row_stride} B apart",
+                 out_row_stride=out_row_stride)
+
+
 def run(plan, x, out) -> None:
     """Run an engine plan from the GPU array view `x` into `out` on the caller's current stream."""
     from .runtime import run_views

@@ -20,6 +20,9 @@ transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a squ
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
 transposed into the other's place. Programs with ti > tj return at once.
 
+The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
+a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
+
 copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
 with one stride per batch and column.
 """
@@ -44,7 +47,7 @@ def _tile_of_program(tiles_r, tiles_c, WIDE: tl.constexpr):
 
 
 @triton.jit
-def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c,
+def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c, out_row_stride,
                     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
@@ -54,18 +57,18 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
     out_base = out_ptr + b * rows * cols * WORDS
     if WORDS == 1:
         tile = tl.load(x_base + r[:, None] * row_stride + c[None, :] * col_stride, mask=mask)
-        tl.store(out_base + c[None, :] * rows + r[:, None], tile, mask=mask)
+        tl.store(out_base + c[None, :] * out_row_stride + r[:, None], tile, mask=mask)
     else:
         w = tl.arange(0, WORDS)
         mask3 = mask[:, :, None]
         src = x_base + r[:, None, None] * row_stride + c[None, :, None] * col_stride + w[None, None, :]
         tile = tl.load(src, mask=mask3)
-        dst = out_base + (c[None, :, None] * rows + r[:, None, None]) * WORDS + w[None, None, :]
+        dst = out_base + c[None, :, None] * out_row_stride + r[:, None, None] * WORDS + w[None, None, :]
         tl.store(dst, tile, mask=mask3)
 
 
 @triton.jit
-def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c,
+def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
                      BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr,
                      SPLIT: tl.constexpr):
     BITS: tl.constexpr = 32 // PACK
@@ -97,18 +100,20 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
                                                                                 << (3 * BITS))
             c_out = cw * PACK + k
             m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
-            tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
+            tl.store(out_base + c_out[None, :] * out_row_stride + rw[:, None], packed.to(tl.int32, bitcast=True),
+                     mask=m)
     else:  # a sum over the group's axis (its bits are disjoint, so the sum is an OR)
         j = tl.arange(0, PACK)[None, :, None].to(tl.uint32)
         for k in tl.static_range(PACK):
             packed = tl.sum(((words >> (BITS * k)) & MASK) << (BITS * j), axis=1)
             c_out = cw * PACK + k
             m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
-            tl.store(out_base + c_out[None, :] * rows_w + rw[:, None], packed.to(tl.int32, bitcast=True), mask=m)
+            tl.store(out_base + c_out[None, :] * out_row_stride + rw[:, None], packed.to(tl.int32, bitcast=True),
+                     mask=m)
 
 
 @triton.jit
-def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c,
+def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
                     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr):
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
@@ -119,7 +124,7 @@ def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     flipped = tl.reshape(tl.permute(pairs, (1, 0, 2)), [BLOCK_C, 2 * BLOCK_R])
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     v = tr * (2 * BLOCK_R) + tl.arange(0, 2 * BLOCK_R)  # word columns of the output rows
-    tl.store(out_ptr + b * rows * cols * 2 + c[:, None] * (2 * rows) + v[None, :], flipped,
+    tl.store(out_ptr + b * rows * cols * 2 + c[:, None] * out_row_stride + v[None, :], flipped,
              mask=(c[:, None] < cols) & (v[None, :] < 2 * rows))
 
 

@@ -27,8 +27,16 @@ class EnginePlan:
         return self.config.name if self.problem.kind != "empty" else "empty"
 
 
-def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int) -> Launch:
+def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int,
+            out_row_stride: int | None = None) -> Launch:
+    """The launch for `inner` matrices `inner_stride` bytes apart; `out_row_stride` (bytes) for an output whose
+    rows are further apart than a C-contiguous one's (one matrix only)."""
     from . import kernels
+
+    if out_row_stride is None:
+        out_row_stride = problem.rows * problem.itemsize
+    elif inner != 1 or problem.kind != "transpose" or out_row_stride % word:
+        raise ValueError("a strided output needs one matrix transposed in words that divide its row stride")
 
     words = problem.itemsize // word
     if problem.kind == "copy":
@@ -42,8 +50,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                       (total, problem.cols, inner_stride // word, problem.col_stride // word),
                       {"BLOCK": config.block, "WORDS": words, "CONTIGUOUS": contiguous, "WIDE": wide},
                       config.num_warps, word)
-    reach = (abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
-             abs(problem.col_stride) * problem.cols) // word
+    reach = max((abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
+                 abs(problem.col_stride) * problem.cols), out_row_stride * problem.cols) // word
     if isinstance(config, PackedConfig):
         pack = 4 // problem.itemsize
         assert word == 4 and problem.rows % pack == 0 and problem.cols % pack == 0
@@ -51,7 +59,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         tiles_c = math.ceil(problem.cols // pack / config.block_cw)
         wide = inner * problem.rows * problem.cols // pack >= WIDE_FROM or reach >= WIDE_FROM
         return Launch(kernels.transpose_packed, inner * tiles_r * tiles_c,
-                      (problem.rows, problem.cols, inner_stride // 4, problem.row_stride // 4, tiles_r, tiles_c),
+                      (problem.rows, problem.cols, inner_stride // 4, problem.row_stride // 4, tiles_r, tiles_c,
+                       out_row_stride // 4),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide,
                        "SPLIT": config.split},
                       config.num_warps, 4)
@@ -61,7 +70,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         tiles_c = math.ceil(problem.cols / config.block_c)
         wide = inner * problem.rows * problem.cols * 2 >= WIDE_FROM or reach >= WIDE_FROM
         return Launch(kernels.transpose_pairs, inner * tiles_r * tiles_c,
-                      (problem.rows, problem.cols, inner_stride // 8, problem.row_stride // 8, tiles_r, tiles_c),
+                      (problem.rows, problem.cols, inner_stride // 8, problem.row_stride // 8, tiles_r, tiles_c,
+                       out_row_stride // 8),
                       {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WIDE": wide}, config.num_warps, 8)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
@@ -69,14 +79,15 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     wide = inner * problem.rows * problem.cols * words >= WIDE_FROM or reach >= WIDE_FROM
     return Launch(kernels.transpose_tiles, inner * tiles_r * tiles_c,
                   (problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
-                   problem.col_stride // word, tiles_r, tiles_c),
+                   problem.col_stride // word, tiles_r, tiles_c, out_row_stride // word),
                   {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WORDS": words, "WIDE": wide},
                   config.num_warps, word)
 
 
 def build(problem: Problem, word: int, config: Config | None = None,
-          reason: str | None = None) -> EnginePlan:
-    """A plan with `config` (the heuristic's if None), moving `word`-byte words."""
+          reason: str | None = None, out_row_stride: int | None = None) -> EnginePlan:
+    """A plan with `config` (the heuristic's if None), moving `word`-byte words; `out_row_stride` (bytes) for
+    one matrix written into rows that are further apart than a C-contiguous output's."""
     if problem.kind == "empty":
         return EnginePlan(problem, CopyConfig(), word, "nothing to move")
     if config is None:
@@ -86,7 +97,7 @@ def build(problem: Problem, word: int, config: Config | None = None,
     *outer, inner = problem.batch or (1,)
     *outer_strides, inner_stride = problem.batch_strides or (0,)
     piece_elements = inner * problem.rows * problem.cols
-    launch = _launch(problem, config, word, inner, inner_stride)
+    launch = _launch(problem, config, word, inner, inner_stride, out_row_stride)
     out_step = piece_elements * problem.itemsize
     for n, index in enumerate(_ndindex(outer)):
         x_offset = sum(i * s for i, s in zip(index, outer_strides))
