@@ -159,3 +159,18 @@ def test_rectangular_in_place_on_the_gpu(gen):
                 assert y.data_ptr() == x.data_ptr() and y.shape == want.shape
                 assert same(y, want), (dtype, shape, small)
     rectangular.SMALL_BYTES = 16 << 20
+
+
+def test_transpose_into_a_column_block(gen):
+    """The sharded transpose's own block: written into its columns of a wider output, nothing else touched."""
+    from cornerturn.distributed.exchange import transpose_into
+
+    for dtype in DTYPES:
+        for rows, cols, lead, skip in [(300, 500, 64, 40), (4096, 1000, 512, 4), (7, 3000, 16, 5), (1000, 4, 8, 0)]:
+            x = rand_bits((rows, cols + skip), dtype, gen)[:, skip:]
+            wide = rand_bits((cols, lead + rows + 24), dtype, gen)
+            before = wide.clone()
+            transpose_into(x, wide[:, lead:lead + rows])
+            torch.cuda.synchronize()
+            assert same(wide[:, lead:lead + rows], x.t()), (dtype, rows, cols)
+            assert same(wide[:, :lead], before[:, :lead]) and same(wide[:, lead + rows:], before[:, lead + rows:])

@@ -73,44 +73,84 @@ def transpose(local: Any, *, group: Any = None, chunks: int | None = None) -> An
 
     `chunks` splits each destination's columns into that many pieces: piece k+1 is packed while piece k is on the
     wire, and piece k is unpacked while piece k+1 is (default: 1 below PIPELINE_FROM_BYTES per rank, else 8).
+    The rank's own block never goes through the exchange: it is transposed straight into its columns of the
+    output while the other blocks are on the wire.
     """
+    import torch.distributed as dist
+
+    meta = _metadata(local, group)
+    _check(meta)
+    ranks = dist.get_world_size(group)
+    in_rows = [m[1] for m in meta]
+    out_rows = output_rows(meta[0][2], ranks)
+    return _all_to_all(local, group, chunks, in_rows, out_rows)
+
+
+def _all_to_all(local: Any, group: Any, chunks: int | None, in_rows: list[int], out_rows: list[int]) -> Any:
+    """Pack, all_to_all_single, unpack, in `chunks` pipelined pieces (see transpose)."""
     import torch.distributed as dist
 
     from ..api import transpose as local_transpose
 
-    meta = _metadata(local, group)
-    _check(meta)
     ranks, me = dist.get_world_size(group), dist.get_rank(group)
-    in_rows = [m[1] for m in meta]
-    n = meta[0][2]
-    out_rows = output_rows(n, ranks)
     m_me, m_total, size = local.shape[0], sum(in_rows), local.element_size()
     if chunks is None:
         chunks = 8 if local.numel() * size >= PIPELINE_FROM_BYTES else 1
     col_starts = [sum(out_rows[:d]) for d in range(ranks)]
     row_starts = [sum(in_rows[:s]) for s in range(ranks)]
+    others_in = [0 if s == me else m for s, m in enumerate(in_rows)]  # rows received from each rank
     out = local.new_empty((out_rows[me], m_total))
     pending = None  # (work, receive buffer, this rank's row range) of the piece on the wire
     for k in range(chunks):
         # piece k: for each destination d, its columns [lo, hi) of this piece, transposed, in destination order
         pieces = [_part(out_rows[d], chunks, k) for d in range(ranks)]
-        send = local.new_empty(sum((hi - lo) * m_me for lo, hi in pieces))
-        offset = 0
-        for d, (lo, hi) in enumerate(pieces):
-            if hi > lo and m_me:
-                block = send[offset:offset + (hi - lo) * m_me].view(hi - lo, m_me)
-                local_transpose(local[:, col_starts[d] + lo:col_starts[d] + hi], out=block)
-            offset += (hi - lo) * m_me
+        sent = [0 if d == me else (hi - lo) * m_me for d, (lo, hi) in enumerate(pieces)]
         lo_me, hi_me = pieces[me]
-        recv = local.new_empty((hi_me - lo_me) * m_total)
-        work = dist.all_to_all_single(
-            _bytes(recv), _bytes(send), output_split_sizes=[(hi_me - lo_me) * m * size for m in in_rows],
-            input_split_sizes=[(hi - lo) * m_me * size for lo, hi in pieces], group=group, async_op=True)
+        work = recv = send = None
+        if ranks > 1:
+            send = local.new_empty(sum(sent))
+            offset = 0
+            for d, (lo, hi) in enumerate(pieces):
+                if sent[d]:
+                    block = send[offset:offset + sent[d]].view(hi - lo, m_me)
+                    local_transpose(local[:, col_starts[d] + lo:col_starts[d] + hi], out=block)
+                offset += sent[d]
+            recv = local.new_empty((hi_me - lo_me) * sum(others_in))
+            work = dist.all_to_all_single(
+                _bytes(recv), _bytes(send), output_split_sizes=[(hi_me - lo_me) * m * size for m in others_in],
+                input_split_sizes=[e * size for e in sent], group=group, async_op=True)
+        if hi_me > lo_me and m_me:
+            own = local[:, col_starts[me] + lo_me:col_starts[me] + hi_me]
+            transpose_into(own, out[lo_me:hi_me, row_starts[me]:row_starts[me] + m_me])
         if pending is not None:
-            _unpack(out, *pending, in_rows, row_starts)
+            _unpack(out, *pending, others_in, row_starts)
         pending = (work, recv, lo_me, hi_me, send)  # send stays referenced until its piece has landed
-    _unpack(out, *pending, in_rows, row_starts)
+    _unpack(out, *pending, others_in, row_starts)
     return out
+
+
+def transpose_into(src: Any, dst: Any) -> None:
+    """dst[:] = src.T for 2-D torch tensors, `dst` a column block of a wider row-major matrix: on the GPU one
+    launch of the engine writing rows dst.stride(0) elements apart, elsewhere (or where the words do not fit
+    that stride) a transpose and a copy."""
+    from ..api import transpose as local_transpose
+
+    if dst.is_cuda and dst.stride(1) == 1 and src.numel():
+        from .. import engine
+        from ..engine.configs import natural_word
+        from ..engine.runtime import run_pointers
+        from ..problem import canonical
+
+        size = src.element_size()
+        problem = canonical(tuple(src.shape), tuple(st * size for st in src.stride()), size)
+        word = natural_word(problem) if problem.kind == "transpose" else 0
+        stride = dst.stride(0) * size
+        if word and not problem.batch and (src.data_ptr() | dst.data_ptr() | stride) % word == 0:
+            device = dst.device.index
+            plan = engine.choose_strided_out(problem, f"cuda:{device}", word, stride)
+            run_pointers(plan, src.data_ptr(), dst.data_ptr(), device)
+            return
+    dst.copy_(local_transpose(src))
 
 
 def _part(n: int, chunks: int, k: int) -> tuple[int, int]:
@@ -121,6 +161,8 @@ def _part(n: int, chunks: int, k: int) -> tuple[int, int]:
 def _unpack(out: Any, work: Any, recv: Any, lo: int, hi: int, _send: Any, in_rows: list[int],
             row_starts: list[int]) -> None:
     """Wait (on the device) for a piece and copy each source's block into its columns of out[lo:hi]."""
+    if work is None:
+        return
     work.wait()
     offset = 0
     for m, start in zip(in_rows, row_starts):
