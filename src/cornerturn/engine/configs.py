@@ -131,11 +131,11 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
     word = word or natural_word(problem)
     if word == 4 and pack_factor(problem):
         pack = pack_factor(problem)
-        block_r = min(128, _pow2_at_least(problem.rows))
         block_cw = min(64, _pow2_at_least(problem.cols // pack))
+        block_r = max(min(128, _pow2_at_least(problem.rows)), 4)
         if pack == 4:  # bytes: the elementwise (split) form, 8 warps, measured best on an H200
-            return PackedConfig(max(block_r, 4), block_cw, 8, split=True)
-        return PackedConfig(max(block_r, 4), block_cw, 4)
+            return PackedConfig(block_r, block_cw, 8, split=True)
+        return PackedConfig(block_r, block_cw, 4)
     if pairs_ok(problem, word):
         return PairsConfig(32, 64, 8)  # measured best on an H200 (docs/engine.md)
     if problem.itemsize == 16 and problem.rows >= 8 and problem.cols >= 32:
@@ -154,7 +154,7 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
 
 def candidates(problem: Problem, word: int | None = None) -> list:
     """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
-    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles."""
+    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
@@ -168,7 +168,7 @@ def candidates(problem: Problem, word: int | None = None) -> list:
     if word == 4 and pack_factor(problem):
         for br in (32, 64, 128, 256, 512):
             for bcw in (8, 16, 32, 64, 128):
-                if 4096 <= br * bcw * 4 <= 32 * 1024:
+                if 4096 <= br * bcw * 4 <= 64 * 1024:
                     for warps in (4, 8):
                         found.add(PackedConfig(br, bcw, warps))
                         found.add(PackedConfig(br, bcw, warps, split=True))
