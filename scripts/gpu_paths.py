@@ -47,8 +47,14 @@ for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.com
             print("WRONG in place", shape, dtype)
 from cornerturn.engine import rectangular  # noqa: E402
 
-for small, row_words in ((16 << 20, 8192), (0, 8192), (0, 16)):  # through scratch, the passes, banded rows
+by_size = rectangular.column_options
+banded = rectangular.ColumnOptions(pipelined=False, band_bytes=1 << 16)
+ring = rectangular.ColumnOptions(pipelined=True, band_bytes=1 << 12, ring=2, group=1)
+# through scratch, the passes, banded rows, then columns a launch per band, and a pipelined ring that wraps
+for small, row_words, columns in ((16 << 20, 8192, None), (0, 8192, None), (0, 16, None), (0, 8192, banded),
+                                  (0, 8192, ring)):
     rectangular.SMALL_BYTES, rectangular.ROW_WORDS = small, row_words
+    rectangular.column_options = by_size if columns is None else (lambda _, o=columns: o)
     for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
         for shape in [(33, 70), (2, 64, 24), (300, 7)]:
             x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
@@ -58,7 +64,8 @@ for small, row_words in ((16 << 20, 8192), (0, 8192), (0, 16)):  # through scrat
             if not torch.equal(torch.view_as_real(y) if y.is_complex() else y,
                                torch.view_as_real(want) if want.is_complex() else want):
                 bad += 1
-                print("WRONG rectangular in place", small, row_words, shape, dtype)
+                print("WRONG rectangular in place", small, row_words, columns, shape, dtype)
+rectangular.column_options = by_size
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

@@ -148,17 +148,26 @@ def test_square_in_place_on_the_gpu(gen):
 def test_rectangular_in_place_on_the_gpu(gen):
     from cornerturn.engine import rectangular
 
+    by_size = rectangular.column_options
+    small_bands = [rectangular.ColumnOptions(pipelined=True, band_bytes=1 << 16, ring=2, group=1),  # ring wraps
+                   rectangular.ColumnOptions(pipelined=True, band_bytes=1 << 18, ring=3, lag=2, group=3),
+                   rectangular.ColumnOptions(pipelined=False, band_bytes=1 << 18)]
     shapes = [(3, 4), (97, 89), (2, 300, 500), (4096, 1025), (1025, 4096), (3000, 4100), (16384, 3), (3, 16384)]
-    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
-        for shape in shapes:
-            for small in (rectangular.SMALL_BYTES, 0):  # through scratch, and the three passes
-                rectangular.SMALL_BYTES = small
-                x = rand_bits(shape, dtype, gen)
-                want = x.transpose(-1, -2).contiguous()
-                y = cornerturn.transpose_(x)
-                assert y.data_ptr() == x.data_ptr() and y.shape == want.shape
-                assert same(y, want), (dtype, shape, small)
-    rectangular.SMALL_BYTES = 16 << 20
+    try:
+        for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+            for shape in shapes:
+                # through scratch, the three passes with the element size's settings, then with small bands
+                for small, columns in [(16 << 20, None), (0, None), *((0, o) for o in small_bands)]:
+                    rectangular.SMALL_BYTES = small
+                    rectangular.column_options = by_size if columns is None else (lambda _, o=columns: o)
+                    x = rand_bits(shape, dtype, gen)
+                    want = x.transpose(-1, -2).contiguous()
+                    y = cornerturn.transpose_(x)
+                    assert y.data_ptr() == x.data_ptr() and y.shape == want.shape
+                    assert same(y, want), (dtype, shape, small, columns)
+    finally:
+        rectangular.SMALL_BYTES = 16 << 20
+        rectangular.column_options = by_size
 
 
 def test_transpose_into_a_column_block(gen):

@@ -62,36 +62,68 @@ def test_torch_cpu_tensor_rectangular(rng):
     assert y.data_ptr() == x.data_ptr() and torch.equal(y, want)
 
 
+ROUTES = {
+    "passes": {"small_bytes": 0},  # the column settings of the element size
+    # many column bands: one pipelined launch through a ring of two slots, with rows in bands
+    "ring of two, banded rows": {"small_bytes": 0, "row_words": 2, "row_band_bytes": 64,
+                                 "columns": {"pipelined": True, "band_bytes": 64, "ring": 2, "group": 1}},
+    # each band gathered back two bands later, items of three tiles
+    "ring of three, lag of two": {"small_bytes": 0, "columns": {"pipelined": True, "band_bytes": 64, "ring": 3,
+                                                                "lag": 2, "group": 3}},
+    "a launch per band": {"small_bytes": 0, "columns": {"pipelined": False, "band_bytes": 64}},
+    "through scratch": {},
+}
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(4, 6), (7, 5), (12, 18), (2, 30, 100), (64, 8), (200, 3), (256, 6)], ids=str)
-@pytest.mark.parametrize("route", ["passes", "banded rows", "through scratch"])
+@pytest.mark.parametrize("route", list(ROUTES))
 def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import plan, run_tensors
+    from cornerturn.engine.rectangular import ColumnOptions, column_options, plan, run_tensors
 
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
-    options = {"passes": {"small_bytes": 0}, "banded rows": {"small_bytes": 0, "row_words": 2, "band_bytes": 64},
-               "through scratch": {}}[route]
+    options = dict(ROUTES[route])
+    if "columns" in options:
+        options["columns"] = ColumnOptions(**options["columns"])
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, **options)
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
-    expected = {"passes": {"inplace_rows", "inplace_columns"},
-                "banded rows": {"inplace_rows_banded", "inplace_columns"}}.get(route)
-    assert expected is None or names == expected
+    if route != "through scratch":
+        pipelined = options.get("columns", column_options(x.itemsize)).pipelined
+        rows = "inplace_rows_banded" if "row_words" in options else "inplace_rows"
+        assert names == ({rows, "inplace_columns", "zero_words"} if pipelined else {rows, "inplace_columns_banded"})
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+def test_column_options_are_checked():
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import ColumnOptions
+
+    with pytest.raises(ValueError, match="lag must be in"):
+        ColumnOptions(pipelined=True, band_bytes=1 << 20, ring=2, lag=2)
+    with pytest.raises(ValueError, match="band_bytes must be at least 1"):
+        ColumnOptions(pipelined=True, band_bytes=0)
+    with pytest.raises(ValueError, match="power of two"):
+        ColumnOptions(pipelined=True, band_bytes=1 << 20, tile_rows=3)
+
+
 @pytest.mark.parametrize("rows, cols, itemsize", [(32768, 8192, 4), (32768, 8191, 4), (8192, 32768, 2),
-                                                  (1 << 24, 3, 4), (3, 1 << 24, 4), (65536, 65535, 16)])
+                                                  (1 << 24, 3, 4), (3, 1 << 24, 4), (65536, 65535, 16),
+                                                  (65536, 16384, 1)])
 def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import BAND_BYTES, plan
+    from cornerturn.engine.rectangular import ROW_BAND_BYTES, column_options, plan
 
     p = plan(1, rows, cols, itemsize, 16)
-    # two bands, or two 128-byte column bands of a tall matrix, or two rows of a wide one
-    assert p.scratch_bytes <= 2 * max(BAND_BYTES, rows * min(cols * itemsize, 128), cols * itemsize)
-    assert "inplace_columns" in {step.launch.kernel.fn.__name__ for step in p.steps}  # the passes, not a copy
+    o = column_options(itemsize)
+    # the column slots (each at most a band, or one 128-byte column band of a tall matrix), or two row bands (one
+    # row each for a wide one), plus three counters per column band
+    slots = max(max(o.ring, 2) * max(o.band_bytes, rows * min(cols * itemsize, 128)),
+                2 * max(ROW_BAND_BYTES, cols * itemsize))
+    assert p.scratch_bytes <= slots + 12 * cols + 16
+    assert {step.launch.kernel.fn.__name__ for step in p.steps} & {"inplace_columns", "inplace_columns_banded"}

@@ -179,11 +179,15 @@ def copy_strided(x_ptr, out_ptr, total, cols, batch_stride, col_stride,
 # inplace_rows_banded: pass 2 for rows too long to hold on chip. Launch t copies band t of rows into one half of
 # a scratch slot (contiguous) while gathering band t - 1 back from the other half (reads scattered within a row).
 #
-# inplace_columns: passes 1 and 3, a band of columns at a time, double-buffered the same way. The copy half
-# transposes each H x K tile of the band into the slot (slot[column, position]: rows of the slot are the band's
-# columns), with pass 3's rows in an order that makes every column's sources in a tile of output rows one
-# contiguous run of positions; the gather half reads those runs and transposes them back into rows of x. Both
-# global sides of both halves move whole 128-byte lines; the transposes go through shared memory.
+# inplace_columns: passes 1 and 3 in one launch each, a band of columns at a time through a ring of scratch
+# slots small enough to stay in L2. Phase A transposes each H x K tile of a band into its slot (slot[column,
+# position]: rows of the slot are the band's columns), with pass 3's rows in an order that makes every column's
+# sources in a tile of output rows one contiguous run of positions; phase B reads those runs and transposes them
+# back into rows of x. Items are handed out by a ticket counter and wait on per-band counters. Both
+# global sides of both phases move whole 128-byte lines; the transposes go through shared memory.
+#
+# inplace_columns_banded: the same phases, one launch per band, double-buffered in two slots: launch t copies
+# band t into one slot while band t - 1 is gathered back from the other.
 
 
 @triton.jit
@@ -236,58 +240,149 @@ def inplace_rows_banded(x_ptr, slot_ptr, m, n, c, b, a_inverse, band, row_tiles,
             tl.store(half + q, tl.load(x_ptr + i.to(tl.int64) * row_words + q, mask=mask), mask=mask)
 
 
-@triton.jit(do_not_specialize=["copy_col", "copy_half", "gather_col"])
-def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, copy_tiles, outer_tiles, inner_tiles, col_tiles,
-                    copy_col, copy_half, gather_col,
-                    MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr):
-    """MODE 0: pass 1; MODE 1: pass 3 with output rows grouped by i // a (runs of a); MODE 2: pass 3 grouped by
-    i % a (runs of c). The slot half holds the band transposed: slot[column, position] (positions of length m)."""
-    pid = tl.program_id(0)
+@triton.jit
+def _wait_for(counter_ptr, target):
+    """Spin until the count at counter_ptr reaches target; an acquire, so what its signallers stored is seen."""
+    seen = tl.atomic_add(counter_ptr, 0, sem="acquire")
+    while seen < target:
+        seen = tl.atomic_add(counter_ptr, 0, sem="acquire")
+
+
+@triton.jit
+def _signal(counter_ptr):
+    """Count one finished item: a barrier (every thread's loads and stores done), then a release."""
+    tl.debug_barrier()
+    tl.atomic_add(counter_ptr, 1, sem="release")
+
+
+@triton.jit
+def _columns_copy_tile(x_ptr, half, tile, live, m, n, a, b, c, band, col, col_tiles,
+                       MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr):
+    """Phase A, one H x K tile: half[jl, k] = x[sigma(k), col + jl] (positions of length m per column)."""
     w = tl.arange(0, WORDS)[None, None, :]
-    if pid < copy_tiles:  # phase A: slot[jl, k] = x[sigma(k), j], tile by tile through shared memory
-        if copy_col >= 0:
-            kt = pid // col_tiles
-            jl = (pid - kt * col_tiles) * K + tl.arange(0, K)[None, :, None]
-            k = kt * H + tl.arange(0, H)[:, None, None]
-            if MODE == 1:  # position k = q * a + r holds source row c * (r * b mod a) + q
-                q = k // a
-                source = c * ((k - q * a).to(tl.int64) * b % a).to(tl.int32) + q
-            else:
-                source = k
-            mask = (k < m) & (jl < band) & (copy_col + jl < n)
-            values = tl.load(x_ptr + (source.to(tl.int64) * n + copy_col + jl) * WORDS + w, mask=mask)
-            half = slot_ptr + copy_half.to(tl.int64) * band * m * WORDS
-            tl.store(half + (jl.to(tl.int64) * m + k) * WORDS + w, values, mask=mask)
-    else:  # phase B: x[i, j] = slot[jl, position(i, j)], each column's positions a contiguous run
-        if gather_col >= 0:
-            p = pid - copy_tiles
-            per_col = outer_tiles * inner_tiles
-            ct = p // per_col
-            p = p - ct * per_col
-            outer = p // inner_tiles
-            inner = (p - outer * inner_tiles) * H + tl.arange(0, H)[:, None, None]
-            jl = ct * K + tl.arange(0, K)[None, :, None]
-            j = gather_col + jl
-            if MODE == 0:  # y[i, j] = x[(i + j // b) mod m, j]
-                i = outer * H + inner
-                row_ok = i < m
-                position = i + j // b
-            elif MODE == 1:  # i = alpha * a + beta, alpha = outer: position q_e * a + (beta + p_e / b) mod a
-                i = outer * a + inner
-                row_ok = inner < a
-                e = j % m - outer
-                e = tl.where(e < 0, e + m, e)
-                p_e = e // c
-                turn = (p_e.to(tl.int64) * b_inverse % a).to(tl.int32)
-                r = inner + turn
-                position = (e - p_e * c) * a + tl.where(r >= a, r - a, r)
-            else:  # i = alpha * a + beta, beta = outer: position (beta * n - alpha + j) mod m
-                i = inner * a + outer
-                row_ok = inner < c
-                position = (outer.to(tl.int64) * n % m).to(tl.int32) - inner + j % m
-                position = tl.where(position < 0, position + m, position)
-            position = tl.where(position >= m, position - m, position)
-            mask = row_ok & (jl < band) & (j < n)
-            half = slot_ptr + (1 - copy_half).to(tl.int64) * band * m * WORDS
-            values = tl.load(half + (jl.to(tl.int64) * m + position) * WORDS + w, mask=mask)
-            tl.store(x_ptr + (i.to(tl.int64) * n + j) * WORDS + w, values, mask=mask)
+    kt = tile // col_tiles
+    jl = (tile - kt * col_tiles) * K + tl.arange(0, K)[None, :, None]
+    k = kt * H + tl.arange(0, H)[:, None, None]
+    if MODE == 1:  # position k = q * a + r holds source row c * (r * b mod a) + q
+        q = k // a
+        source = c * ((k - q * a).to(tl.int64) * b % a).to(tl.int32) + q
+    else:
+        source = k
+    mask = live & (k < m) & (jl < band) & (col + jl < n)
+    values = tl.load(x_ptr + (source.to(tl.int64) * n + col + jl) * WORDS + w, mask=mask)
+    tl.store(half + (jl.to(tl.int64) * m + k) * WORDS + w, values, mask=mask)
+
+
+@triton.jit
+def _columns_gather_tile(x_ptr, half, tile, live, m, n, a, b, c, b_inverse, band, col, outer_tiles, inner_tiles,
+                         MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr):
+    """Phase B, one tile: x[i, col + jl] = half[jl, position(i, j)], each column's positions a contiguous run."""
+    w = tl.arange(0, WORDS)[None, None, :]
+    per_col = outer_tiles * inner_tiles
+    ct = tile // per_col
+    p = tile - ct * per_col
+    outer = p // inner_tiles
+    inner = (p - outer * inner_tiles) * H + tl.arange(0, H)[:, None, None]
+    jl = ct * K + tl.arange(0, K)[None, :, None]
+    j = col + jl
+    if MODE == 0:  # y[i, j] = x[(i + j // b) mod m, j]
+        i = outer * H + inner
+        row_ok = i < m
+        position = i + j // b
+    elif MODE == 1:  # i = alpha * a + beta, alpha = outer: position q_e * a + (beta + p_e / b) mod a
+        i = outer * a + inner
+        row_ok = inner < a
+        e = j % m - outer
+        e = tl.where(e < 0, e + m, e)
+        p_e = e // c
+        turn = (p_e.to(tl.int64) * b_inverse % a).to(tl.int32)
+        r = inner + turn
+        position = (e - p_e * c) * a + tl.where(r >= a, r - a, r)
+    else:  # i = alpha * a + beta, beta = outer: position (beta * n - alpha + j) mod m
+        i = inner * a + outer
+        row_ok = inner < c
+        position = (outer.to(tl.int64) * n % m).to(tl.int32) - inner + j % m
+        position = tl.where(position < 0, position + m, position)
+    position = tl.where(position >= m, position - m, position)
+    mask = live & row_ok & (jl < band) & (j < n)
+    values = tl.load(half + (jl.to(tl.int64) * m + position) * WORDS + w, mask=mask)
+    tl.store(x_ptr + (i.to(tl.int64) * n + j) * WORDS + w, values, mask=mask)
+
+
+@triton.jit(do_not_specialize=["copy_col", "copy_half", "gather_col"])
+def inplace_columns_banded(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, copy_tiles, outer_tiles, inner_tiles,
+                           col_tiles, copy_col, copy_half, gather_col,
+                           MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr):
+    """A column pass one band per launch (modes as in inplace_columns), double-buffered in a slot of two bands:
+    programs below copy_tiles copy band `copy_col` into half copy_half, the others gather band `gather_col`
+    back from the other half (either is -1 where there is none)."""
+    pid = tl.program_id(0)
+    if pid < copy_tiles:
+        half = slot_ptr + copy_half.to(tl.int64) * band * m * WORDS
+        _columns_copy_tile(x_ptr, half, pid, copy_col >= 0, m, n, a, b, c, band, copy_col, col_tiles,
+                           MODE, H, K, WORDS)
+    else:
+        half = slot_ptr + (1 - copy_half).to(tl.int64) * band * m * WORDS
+        _columns_gather_tile(x_ptr, half, pid - copy_tiles, gather_col >= 0, m, n, a, b, c, b_inverse, band,
+                             gather_col, outer_tiles, inner_tiles, MODE, H, K, WORDS)
+
+
+@triton.jit
+def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, bands, copy_tiles, gather_tiles, outer_tiles,
+                    inner_tiles, col_tiles, ring, lag, counters,
+                    MODE: tl.constexpr, H: tl.constexpr, K: tl.constexpr, WORDS: tl.constexpr,
+                    GROUP: tl.constexpr):
+    """A whole column pass in one launch. MODE 0: pass 1; MODE 1: pass 3 with output rows grouped by i // a (runs
+    of a); MODE 2: pass 3 grouped by i % a (runs of c).
+
+    Band t (columns t * band ...) is copied transposed into slot t % ring (phase A), then gathered back into its
+    columns (phase B). Work items of GROUP tiles are handed out in order by a ticket counter: step s holds the
+    items of A(s), then those of B(s - lag). B(t) waits until every item of A(t) is done, A(t) until B(t - ring)
+    has freed its slot (ring > lag). Every wait is on items handed out earlier, to programs already running, so
+    the launch cannot deadlock, however many programs are resident. The last item of B(t) to finish frees the
+    slot. Counters (int32, zeroed before the launch, at word offset `counters` of the scratch): the ticket; per
+    band, A items done, B items done, slot freed. The slot's loads may go through L1: a B item's acquire comes
+    after every item that used the slot before has finished, and an acquire drops the SM's stale L1 lines.
+    """
+    count = (slot_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
+    done_a = count + 1
+    done_b = count + 1 + bands
+    freed = count + 1 + 2 * bands
+    items_a = tl.cdiv(copy_tiles, GROUP)
+    items_b = tl.cdiv(gather_tiles, GROUP)
+    per_step = items_a + items_b
+    total = (bands + lag) * per_step
+    slot_words = band.to(tl.int64) * m * WORDS
+    ticket = tl.atomic_add(count, 1)
+    while ticket < total:
+        t = ticket // per_step
+        item = ticket - t * per_step
+        if item < items_a:
+            if t < bands:
+                if t >= ring:
+                    _wait_for(freed + t - ring, 1)
+                half = slot_ptr + (t % ring) * slot_words
+                for g in tl.static_range(GROUP):
+                    tile = item * GROUP + g
+                    _columns_copy_tile(x_ptr, half, tile, tile < copy_tiles, m, n, a, b, c, band, t * band,
+                                       col_tiles, MODE, H, K, WORDS)
+                _signal(done_a + t)
+        elif t >= lag:
+            t = t - lag
+            _wait_for(done_a + t, items_a)
+            half = slot_ptr + (t % ring) * slot_words
+            for g in tl.static_range(GROUP):
+                tile = (item - items_a) * GROUP + g
+                _columns_gather_tile(x_ptr, half, tile, tile < gather_tiles, m, n, a, b, c, b_inverse, band, t * band,
+                                     outer_tiles, inner_tiles, MODE, H, K, WORDS)
+            tl.debug_barrier()
+            if tl.atomic_add(done_b + t, 1, sem="acq_rel") == items_b - 1:  # the last: every read of the slot done
+                _signal(freed + t)
+        ticket = tl.atomic_add(count, 1)
+
+
+@triton.jit
+def zero_words(x_ptr, unused_ptr, count, BLOCK: tl.constexpr):
+    """x[0:count] = 0: the counters of a pipelined pass, before its launch."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.zeros((BLOCK,), x_ptr.dtype.element_ty), mask=offsets < count)

@@ -1,16 +1,19 @@
 """In-place transposition of non-square matrices on the GPU: the launches of the three passes, and their scratch.
 
 A matrix of at most SMALL_BYTES goes out of place into scratch and is copied back (batches in chunks). A larger
-one takes the passes of cornerturn.ckg: columns in bands of about BAND_BYTES, double-buffered in a scratch slot
-of two bands; rows whole on chip when they fit ROW_WORDS words, else in bands through the same slot. Peak
-extra memory: at most 2 x BAND_BYTES, or 2 x M x min(N, K) elements for matrices so tall that one K-column band
-is larger (K elements = 128 bytes), or 2 x N elements for rows longer than BAND_BYTES: O(max(M, N)).
+one takes the passes of cornerturn.ckg. Columns (passes 1 and 3) go in bands (ColumnOptions, per element size):
+pipelined, one launch per pass, bands of about 4 MiB through a ring of slots small enough to stay in L2; or
+banded, one launch per band of about 32 MiB, double-buffered in two slots. Rows (pass 2) go whole on chip when
+they fit ROW_WORDS words, else in bands of about ROW_BAND_BYTES through a double-buffered slot. Peak extra
+memory: the column slots (ring x band, a band being at least M x K elements, K elements = 128 bytes) or two
+row bands (at least two rows), plus 12 bytes of counters per column band: O(max(M, N)).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..arrays import ArrayView, empty_like_library, view_of
@@ -20,8 +23,41 @@ from .inplace import square_word
 from .launch import Launch
 
 SMALL_BYTES = 16 << 20
-BAND_BYTES = 32 << 20
+ROW_BAND_BYTES = 32 << 20  # rows too long for one program go through scratch in bands of about this much
 ROW_WORDS = 8192  # longest row (in words) that pass 2 holds on chip
+
+
+@dataclass(frozen=True)
+class ColumnOptions:
+    """How passes 1 and 3 run. Pipelined: one launch per pass, bands of about band_bytes through a ring of `ring`
+    slots, each band gathered back `lag` bands after it is copied, work items of `group` tiles handed out to
+    `programs` programs. Banded: one launch per band, double-buffered in two slots (ring, lag, group and
+    programs unused). Tiles are K columns (128 bytes) by tile_rows x max(K, 16) rows."""
+
+    pipelined: bool
+    band_bytes: int
+    ring: int = 2
+    lag: int = 1
+    group: int = 1
+    tile_rows: int = 1
+    programs: int = 1024
+
+    def __post_init__(self) -> None:
+        for name in ("band_bytes", "ring", "group", "tile_rows", "programs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ColumnOptions.{name} must be at least 1, not {getattr(self, name)}")
+        if self.tile_rows & (self.tile_rows - 1):
+            raise ValueError(f"ColumnOptions.tile_rows must be a power of two, not {self.tile_rows}")
+        if not 0 <= self.lag < self.ring:
+            raise ValueError(f"ColumnOptions.lag must be in [0, ring), not {self.lag} with ring {self.ring}: a band "
+                             "must be gathered back before its slot is reused")
+
+
+def column_options(itemsize: int) -> ColumnOptions:
+    """The column passes' settings per element size, from sweeps on an H100 (docs/inplace.md)."""
+    if itemsize <= 4:
+        return ColumnOptions(pipelined=True, band_bytes=4 << 20, ring=4, group=2, tile_rows=2)
+    return ColumnOptions(pipelined=True, band_bytes=4 << 20, ring=4, group=4)
 
 
 class Step(NamedTuple):
@@ -45,24 +81,26 @@ def alignment(ptr: int) -> int:
 
 
 def plan(batch: int, m: int, n: int, itemsize: int, align: int = 16, small_bytes: int | None = None,
-         band_bytes: int | None = None, row_words: int | None = None) -> RectangularPlan:
+         columns: ColumnOptions | None = None, row_words: int | None = None,
+         row_band_bytes: int | None = None) -> RectangularPlan:
     """The launches that transpose `batch` contiguous M x N matrices in place, from an address aligned to
-    `align` bytes, with a scratch buffer of plan.scratch_bytes (16-byte aligned). The sizes default to the
-    module's SMALL_BYTES, BAND_BYTES and ROW_WORDS."""
+    `align` bytes, with a scratch buffer of plan.scratch_bytes (16-byte aligned). The settings default to
+    SMALL_BYTES, column_options(itemsize), ROW_WORDS and ROW_BAND_BYTES."""
     small_bytes = SMALL_BYTES if small_bytes is None else small_bytes
-    band_bytes = BAND_BYTES if band_bytes is None else band_bytes
+    columns = column_options(itemsize) if columns is None else columns
     row_words = ROW_WORDS if row_words is None else row_words
-    return _plan(batch, m, n, itemsize, align, small_bytes, band_bytes, row_words)
+    row_band_bytes = ROW_BAND_BYTES if row_band_bytes is None else row_band_bytes
+    return _plan(batch, m, n, itemsize, align, small_bytes, columns, row_words, row_band_bytes)
 
 
 @functools.lru_cache(maxsize=256)
-def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: int, band_bytes: int,
-          row_words: int) -> RectangularPlan:
+def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: int, columns: ColumnOptions,
+          row_words: int, row_band_bytes: int) -> RectangularPlan:
     matrix = m * n * itemsize
     if matrix <= small_bytes:
         return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
-    passes = _passes(m, n, itemsize, square_word(itemsize, align), band_bytes, row_words)
-    steps = [Step(s.launch, ("x", s.first[1] + k * matrix), s.second, s.ints)
+    passes = _passes(m, n, itemsize, square_word(itemsize, align), columns, row_words, row_band_bytes)
+    steps = [s._replace(first=("x", s.first[1] + k * matrix)) if s.first[0] == "x" else s
              for k in range(batch) for s in passes.steps]
     return RectangularPlan(steps, passes.scratch_bytes)
 
@@ -91,37 +129,43 @@ def _word_for(problem, itemsize: int, align: int) -> int:
     return natural if align % natural == 0 else square_word(itemsize, align)
 
 
-def _passes(m: int, n: int, itemsize: int, word: int, band_bytes: int, row_words: int) -> RectangularPlan:
+def _passes(m: int, n: int, itemsize: int, word: int, options: ColumnOptions, row_words: int,
+            row_band_bytes: int) -> RectangularPlan:
     d = Decomposition(m, n)
     words = itemsize // word
-    columns = _ColumnBands(m, n, itemsize, word, band_bytes)
+    columns = _ColumnBands(m, n, itemsize, word, options)
     steps = columns.steps(d, post=False) if d.rotates_first else []
-    steps += _rows(m, n, d, words, word, band_bytes, row_words)
+    steps += _rows(m, n, d, words, word, row_band_bytes, row_words)
     steps += columns.steps(d, post=True)
-    scratch = min(2, columns.bands) * m * columns.band * itemsize
+    scratch = columns.scratch_bytes
     if n * words > row_words:
-        band = _row_band(m, n, itemsize, band_bytes)
+        band = _row_band(m, n, itemsize, row_band_bytes)
         scratch = max(scratch, min(2, math.ceil(m / band)) * band * n * itemsize)
     return RectangularPlan(steps, scratch)
 
 
 class _ColumnBands:
-    """Passes 1 and 3: tiles of K columns (128 bytes) by H rows, bands of whole tiles of about band_bytes."""
+    """Passes 1 and 3: tiles of K columns (128 bytes) by H rows, bands of whole tiles of about band_bytes, in
+    slots of one band each (a ring, or two for banded launches); a pipelined pass's counters follow the slots."""
 
-    def __init__(self, m: int, n: int, itemsize: int, word: int, band_bytes: int) -> None:
-        self.m, self.n, self.word, self.words = m, n, word, itemsize // word
+    def __init__(self, m: int, n: int, itemsize: int, word: int, options: ColumnOptions) -> None:
+        self.m, self.n, self.word, self.words, self.options = m, n, word, itemsize // word, options
         self.k_cols = max(1, 128 // itemsize)
-        self.h_rows = max(self.k_cols, 16)
-        per_band = max(1, band_bytes // (m * itemsize * self.k_cols))
+        self.h_rows = max(self.k_cols, 16) * options.tile_rows
+        per_band = max(1, options.band_bytes // (m * itemsize * self.k_cols))
         self.band = min(per_band * self.k_cols, n)
         self.bands = math.ceil(n / self.band)
         self.col_tiles = math.ceil(self.band / self.k_cols)
         self.warps = 4 if self.k_cols * self.h_rows * self.words <= 2048 else 8
+        slots = min(options.ring if options.pipelined else 2, self.bands)
+        self.slots_bytes = -(-slots * m * self.band * itemsize // 16) * 16
+        self.counters = 1 + 3 * self.bands if options.pipelined else 0
+        self.scratch_bytes = self.slots_bytes + 4 * self.counters
 
     def steps(self, d: Decomposition, post: bool) -> list[Step]:
         from . import kernels
 
-        m, h = self.m, self.h_rows
+        m, h, o = self.m, self.h_rows, self.options
         if not post:
             mode, outer, inner = 0, math.ceil(m / h), 1
         elif d.a >= h:
@@ -130,11 +174,30 @@ class _ColumnBands:
             mode, outer, inner = 2, d.a, math.ceil(d.c / h)  # runs of c: alpha inner
         b_inverse = pow(d.b, -1, d.a) if d.a > 1 else 0
         copy_tiles = math.ceil(m / h) * self.col_tiles
-        fixed = (m, self.n, d.a, d.b, d.c, b_inverse, self.band, copy_tiles, outer, inner, self.col_tiles)
-        launch = Launch(kernels.inplace_columns, copy_tiles + self.col_tiles * outer * inner, (*fixed, 0, 0, -1),
-                        {"MODE": mode, "H": h, "K": self.k_cols, "WORDS": self.words}, self.warps, self.word)
-        return [Step(launch, ("x", 0), ("scratch", 0), (*fixed, *_double_buffered(t, self.bands, self.band)))
-                for t in range(self.bands + 1)]
+        gather_tiles = self.col_tiles * outer * inner
+        constexprs = {"MODE": mode, "H": h, "K": self.k_cols, "WORDS": self.words}
+        fixed = (m, self.n, d.a, d.b, d.c, b_inverse, self.band)
+        if not o.pipelined:
+            banded = (*fixed, copy_tiles, outer, inner, self.col_tiles)
+            launch = Launch(kernels.inplace_columns_banded, copy_tiles + gather_tiles, (*banded, 0, 0, -1),
+                            constexprs, self.warps, self.word)
+            return [Step(launch, ("x", 0), ("scratch", 0), (*banded, *_double_buffered(t, self.bands, self.band)))
+                    for t in range(self.bands + 1)]
+        tickets = (self.bands + o.lag) * (math.ceil(copy_tiles / o.group) + math.ceil(gather_tiles / o.group))
+        ints = (*fixed, self.bands, copy_tiles, gather_tiles, outer, inner, self.col_tiles, o.ring, o.lag,
+                self.slots_bytes // self.word)
+        launch = Launch(kernels.inplace_columns, min(tickets, o.programs), ints,
+                        {**constexprs, "GROUP": o.group}, self.warps, self.word)
+        return [_zero(self.slots_bytes, self.counters), Step(launch, ("x", 0), ("scratch", 0))]
+
+
+def _zero(offset: int, count: int) -> Step:
+    """Zero `count` int32 counters at byte `offset` of the scratch."""
+    from . import kernels
+
+    block = 1024
+    launch = Launch(kernels.zero_words, math.ceil(count / block), (count,), {"BLOCK": block}, 4, 4)
+    return Step(launch, ("scratch", offset), ("scratch", offset))
 
 
 def _double_buffered(t: int, bands: int, band: int) -> tuple[int, int, int]:
