@@ -209,3 +209,23 @@ def test_strided_output_refuses_batches_and_misfit_words():
         engine_plan.build(problem, 4, None, out_row_stride=64)
     with pytest.raises(ValueError, match="strided output"):
         engine_plan.build(canonical((8, 8), (32, 4), 4), 4, None, out_row_stride=66)
+
+
+def test_a_misaligned_address_narrows_the_word_and_keeps_a_strided_output(monkeypatch):
+    """run_pointers' narrowing: a plan writing rows further apart is rebuilt with that stride, never as a
+    C-contiguous output (which would write over the rest of the wider output)."""
+    import cornerturn.engine as engine
+    from cornerturn.engine.runtime import narrowed_for
+
+    asked = []
+    monkeypatch.setattr(engine, "choose", lambda problem, device, word: asked.append(("plain", word)) or "plain")
+    monkeypatch.setattr(engine, "choose_strided_out",
+                        lambda problem, device, word, stride: asked.append(("strided", word, stride)) or "strided")
+    problem = canonical((8, 8), (64, 8), 8)
+    strided = engine_plan.build(problem, 8, None, out_row_stride=256)
+    plain = engine_plan.build(problem, 8, None)
+    assert strided.out_row_stride == 256 and plain.out_row_stride is None
+    assert narrowed_for(strided, 4096, 8192, 0) is strided  # aligned: the plan itself
+    assert narrowed_for(strided, 4096 + 4, 8192, 0) == "strided"
+    assert narrowed_for(plain, 4096, 8192 + 2, 0) == "plain"
+    assert asked == [("strided", 4, 256), ("plain", 2)]

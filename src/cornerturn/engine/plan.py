@@ -21,6 +21,7 @@ class EnginePlan:
     word: int
     reason: str
     pieces: list[tuple[int, int, Launch]] = field(default_factory=list)  # (x byte offset, out byte offset, ...)
+    out_row_stride: int | None = None  # bytes between output rows where wider than the matrix (one matrix)
 
     @property
     def name(self) -> str:
@@ -93,7 +94,7 @@ def build(problem: Problem, word: int, config: Config | None = None,
     if config is None:
         config = heuristic(problem, word)
         reason = reason or "heuristic: tiles of about 16 KiB shaped to the matrix"
-    plan = EnginePlan(problem, config, word, reason or "given")
+    plan = EnginePlan(problem, config, word, reason or "given", out_row_stride=out_row_stride)
     *outer, inner = problem.batch or (1,)
     *outer_strides, inner_stride = problem.batch_strides or (0,)
     piece_elements = inner * problem.rows * problem.cols

@@ -48,16 +48,24 @@ def on_device(device: int):
             torch.cuda.set_device(previous)
 
 
+def narrowed_for(plan, x_ptr: int, out_ptr: int, device: int):
+    """`plan`, or where an address is not aligned to its word the same problem in narrower words (which also
+    divide a strided output's row stride, a multiple of the plan's word, so that stride is kept)."""
+    if (x_ptr | out_ptr) % plan.word == 0:
+        return plan
+    from . import choose, choose_strided_out
+
+    narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
+    if plan.out_row_stride is None:
+        return choose(plan.problem, f"cuda:{device}", narrow)
+    return choose_strided_out(plan.problem, f"cuda:{device}", narrow, plan.out_row_stride)
+
+
 def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None = None) -> None:
     """Launch `plan` on `device` with raw addresses, on `stream` (torch's current stream if None)."""
     import torch
 
-    if (x_ptr | out_ptr) % plan.word:
-        from . import choose
-
-        # an address not aligned to the plan's word: the same problem in narrower words
-        narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
-        plan = choose(plan.problem, f"cuda:{device}", narrow)
+    plan = narrowed_for(plan, x_ptr, out_ptr, device)
     with on_device(device):
         if stream is None:
             stream = torch._C._cuda_getCurrentRawStream(device)
