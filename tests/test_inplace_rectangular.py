@@ -122,8 +122,8 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     p = plan(1, rows, cols, itemsize, 16)
     o = column_options(itemsize)
     # the column slots (each at most a band, or one 128-byte column band of a tall matrix), or two row bands (one
-    # row each for a wide one), plus three counters per column band
+    # row each for a wide one), plus two counters per column band
     slots = max(max(o.ring, 2) * max(o.band_bytes, rows * min(cols * itemsize, 128)),
                 2 * max(ROW_BAND_BYTES, cols * itemsize))
-    assert p.scratch_bytes <= slots + 12 * cols + 16
+    assert p.scratch_bytes <= slots + 8 * cols + 16
     assert {step.launch.kernel.fn.__name__ for step in p.steps} & {"inplace_columns", "inplace_columns_banded"}

@@ -338,16 +338,15 @@ def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, bands, copy
     Band t (columns t * band ...) is copied transposed into slot t % ring (phase A), then gathered back into its
     columns (phase B). Work items of GROUP tiles are handed out in order by a ticket counter: step s holds the
     items of A(s), then those of B(s - lag). B(t) waits until every item of A(t) is done, A(t) until B(t - ring)
-    has freed its slot (ring > lag). Every wait is on items handed out earlier, to programs already running, so
-    the launch cannot deadlock, however many programs are resident. The last item of B(t) to finish frees the
-    slot. Counters (int32, zeroed before the launch, at word offset `counters` of the scratch): the ticket; per
-    band, A items done, B items done, slot freed. The slot's loads may go through L1: a B item's acquire comes
-    after every item that used the slot before has finished, and an acquire drops the SM's stale L1 lines.
+    is done with its slot (ring > lag). Every wait is on items handed out earlier, to programs already running,
+    so the launch cannot deadlock, however many programs are resident. Counters (int32, zeroed before the launch,
+    at word offset `counters` of the scratch): the ticket; per band, A items done, B items done. The slot's
+    loads may go through L1: a B item's acquire comes after every item that used the slot before has finished,
+    and an acquire drops the SM's stale L1 lines.
     """
     count = (slot_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
     done_a = count + 1
     done_b = count + 1 + bands
-    freed = count + 1 + 2 * bands
     items_a = tl.cdiv(copy_tiles, GROUP)
     items_b = tl.cdiv(gather_tiles, GROUP)
     per_step = items_a + items_b
@@ -360,7 +359,7 @@ def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, bands, copy
         if item < items_a:
             if t < bands:
                 if t >= ring:
-                    _wait_for(freed + t - ring, 1)
+                    _wait_for(done_b + t - ring, items_b)
                 half = slot_ptr + (t % ring) * slot_words
                 for g in tl.static_range(GROUP):
                     tile = item * GROUP + g
@@ -375,9 +374,7 @@ def inplace_columns(x_ptr, slot_ptr, m, n, a, b, c, b_inverse, band, bands, copy
                 tile = (item - items_a) * GROUP + g
                 _columns_gather_tile(x_ptr, half, tile, tile < gather_tiles, m, n, a, b, c, b_inverse, band, t * band,
                                      outer_tiles, inner_tiles, MODE, H, K, WORDS)
-            tl.debug_barrier()
-            if tl.atomic_add(done_b + t, 1, sem="acq_rel") == items_b - 1:  # the last: every read of the slot done
-                _signal(freed + t)
+            _signal(done_b + t)
         ticket = tl.atomic_add(count, 1)
 
 

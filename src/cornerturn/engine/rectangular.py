@@ -6,7 +6,7 @@ pipelined, one launch per pass, bands of about 4 MiB through a ring of slots sma
 banded, one launch per band of about 32 MiB, double-buffered in two slots. Rows (pass 2) go whole on chip when
 they fit ROW_WORDS words, else in bands of about ROW_BAND_BYTES through a double-buffered slot. Peak extra
 memory: the column slots (ring x band, a band being at least M x K elements, K elements = 128 bytes) or two
-row bands (at least two rows), plus 12 bytes of counters per column band: O(max(M, N)).
+row bands (at least two rows), plus 8 bytes of counters per column band: O(max(M, N)).
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class _ColumnBands:
         self.warps = 4 if self.k_cols * self.h_rows * self.words <= 2048 else 8
         slots = min(options.ring if options.pipelined else 2, self.bands)
         self.slots_bytes = -(-slots * m * self.band * itemsize // 16) * 16
-        self.counters = 1 + 3 * self.bands if options.pipelined else 0
+        self.counters = 1 + 2 * self.bands if options.pipelined else 0
         self.scratch_bytes = self.slots_bytes + 4 * self.counters
 
     def steps(self, d: Decomposition, post: bool) -> list[Step]:
