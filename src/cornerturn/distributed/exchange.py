@@ -131,8 +131,9 @@ def _all_to_all(local: Any, group: Any, chunks: int | None, in_rows: list[int], 
 
 def transpose_into(src: Any, dst: Any) -> None:
     """dst[:] = src.T for 2-D torch tensors, `dst` a column block of a wider row-major matrix: on the GPU one
-    launch of the engine writing rows dst.stride(0) elements apart, elsewhere (or where the words do not fit
-    that stride) a transpose and a copy."""
+    launch of the engine writing rows dst.stride(0) elements apart (in narrower words where an address is not
+    aligned to the natural ones: engine.runtime.narrowed_for), elsewhere (or where the words do not fit that
+    stride) a transpose and a copy."""
     from ..api import transpose as local_transpose
 
     if dst.is_cuda and dst.stride(1) == 1 and src.numel():
@@ -145,7 +146,7 @@ def transpose_into(src: Any, dst: Any) -> None:
         problem = canonical(tuple(src.shape), tuple(st * size for st in src.stride()), size)
         word = natural_word(problem) if problem.kind == "transpose" else 0
         stride = dst.stride(0) * size
-        if word and not problem.batch and (src.data_ptr() | dst.data_ptr() | stride) % word == 0:
+        if word and not problem.batch and stride % word == 0:
             device = dst.device.index
             plan = engine.choose_strided_out(problem, f"cuda:{device}", word, stride)
             run_pointers(plan, src.data_ptr(), dst.data_ptr(), device)
