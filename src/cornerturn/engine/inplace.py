@@ -10,6 +10,9 @@ from .launch import Launch
 
 # (block, warps) per element size, the best of a sweep on an H200 (docs/inplace.md)
 SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (16, 8)}
+# when the side is not a multiple of 16, accesses are one word each and larger tiles spill registers: an int8
+# 128-tile took 17.6 ms for four 16383-squares on an H100, a 64-tile 2.2 ms (docs/inplace.md)
+SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
 
 
 @functools.cache
@@ -18,7 +21,7 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     from . import kernels
     from .plan import WIDE_FROM
 
-    default_block, default_warps = SQUARE_DEFAULTS[itemsize]
+    default_block, default_warps = (SQUARE_DEFAULTS if n % 16 == 0 else SQUARE_UNALIGNED)[itemsize]
     block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     words = itemsize // word
