@@ -35,16 +35,26 @@ for wide in (False, True):
             if not check(x):
                 bad += 1
                 print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())
-for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
-    for shape in [(33, 33), (2, 70, 70)]:  # the in-place square kernel
-        x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
-            torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
-        want = x.transpose(-1, -2).contiguous()
-        cornerturn.transpose_(x)
-        if not torch.equal(torch.view_as_real(x) if x.is_complex() else x,
-                           torch.view_as_real(want) if want.is_complex() else want):
-            bad += 1
-            print("WRONG in place", shape, dtype)
+
+
+def wrong_in_place(shapes, label: str) -> int:
+    """transpose_ of each shape in each element size against torch; the number of wrong results."""
+    wrong = 0
+    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+        for shape in shapes:
+            x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
+                torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
+            want = x.transpose(-1, -2).contiguous()
+            y = cornerturn.transpose_(x)
+            if not torch.equal(torch.view_as_real(y) if y.is_complex() else y,
+                               torch.view_as_real(want) if want.is_complex() else want):
+                wrong += 1
+                print("WRONG in place", label, shape, dtype)
+    return wrong
+
+
+bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64)], "square")  # sides off and on multiples of 16
+
 from cornerturn.engine import rectangular  # noqa: E402
 
 by_size = rectangular.column_options
@@ -55,17 +65,17 @@ for small, row_words, columns in ((16 << 20, 8192, None), (0, 8192, None), (0, 1
                                   (0, 8192, ring)):
     rectangular.SMALL_BYTES, rectangular.ROW_WORDS = small, row_words
     rectangular.column_options = by_size if columns is None else (lambda _, o=columns: o)
-    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
-        for shape in [(33, 70), (2, 64, 24), (300, 7)]:
-            x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
-                torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
-            want = x.transpose(-1, -2).contiguous()
-            y = cornerturn.transpose_(x)
-            if not torch.equal(torch.view_as_real(y) if y.is_complex() else y,
-                               torch.view_as_real(want) if want.is_complex() else want):
-                bad += 1
-                print("WRONG rectangular in place", small, row_words, columns, shape, dtype)
+    bad += wrong_in_place([(33, 70), (2, 64, 24), (300, 7)], f"rectangular {small} {row_words} {columns}")
 rectangular.column_options = by_size
+# the block form, and the peeled form (edges of 3 rows or columns, or 32 with a square front): whole cycles held in
+# registers, then cycles cut into saved segments, chunks in parts, rows restrided in small items
+rectangular.SMALL_BYTES = 0
+for blocks in (rectangular.BlockOptions(min_chunk_bytes=1, segments=1),
+               rectangular.BlockOptions(min_chunk_bytes=1, segments=10**6, block=8, restride_bytes=64)):
+    rectangular.BLOCK_OPTIONS = blocks
+    bad += wrong_in_place([(96, 32), (32, 96), (2, 40, 8), (99, 32), (32, 99), (96, 64), (3, 61, 12), (130, 33),
+                           (33, 130)], f"block or peeled form {blocks}")
+rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

@@ -1,14 +1,17 @@
-"""cornerturn.transpose_ on non-square matrices: the decomposition's index maps (cornerturn.ckg), the CPU passes,
-and the GPU passes in Triton's interpreter, on prime, coprime (gcd = 1) and gcd > 1 shapes, bit-exact; the scratch
-each plan takes stays O(max(M, N))."""
+"""cornerturn.transpose_ on non-square matrices: the decomposition's index maps (cornerturn.ckg), the block form
+(cornerturn.blocks) and its cycles (cornerturn.cycles), the CPU passes, and the GPU passes in Triton's interpreter,
+on prime, coprime (gcd = 1) and gcd > 1 shapes, bit-exact; the scratch each plan takes stays O(max(M, N))."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from conftest import assert_bits_equal, random_bits
 
 import cornerturn
+from cornerturn import blocks, cycles
 from cornerturn.ckg import Decomposition, transpose_reference
 
 # (rows, cols): gcd > 1, coprime, primes, one divides the other, skinny both ways
@@ -19,6 +22,61 @@ SHAPES = [(4, 6), (6, 4), (7, 5), (12, 18), (97, 89), (64, 8), (8, 64), (30, 100
 def test_reference_passes_transpose(rows, cols, rng):
     x = rng.integers(0, 2**62, (rows, cols))
     np.testing.assert_array_equal(transpose_reference(x), x.T)
+
+
+@pytest.mark.parametrize("rows, cols", [(12, 4), (4, 12), (9, 3), (3, 9), (40, 8), (8, 40), (7, 1), (1, 7),
+                                        (96, 32), (32, 96), (35, 5)])
+def test_block_form_transposes(rows, cols, rng):
+    x = rng.integers(0, 2**62, (rows, cols))
+    assert_bits_equal(blocks.transpose_reference(x), x.T.copy())
+
+
+@pytest.mark.parametrize("rows, cols", [(13, 4), (4, 13), (9, 2), (2, 9), (30, 7), (7, 30), (17, 16), (16, 17),
+                                        (100, 33), (5, 3), (3, 5)])
+def test_peeled_form_transposes(rows, cols, rng):
+    x = rng.integers(0, 2**62, (rows, cols))
+    assert_bits_equal(blocks.peeled_reference(x), x.T.copy())
+
+
+def test_peeled_form_applies_where_a_side_divides_the_other_but_for_an_edge():
+    assert blocks.peel_form(32768, 8191) == blocks.PeelForm(blocks.BlockForm(4, 8191, True), 32764, 8191, 4, True)
+    assert blocks.peel_form(8191, 32768) == blocks.PeelForm(blocks.BlockForm(4, 8191, False), 8191, 32764, 4, False)
+    assert blocks.peel_form(17, 16).front is None  # the front is square
+    assert blocks.peel_form(32, 8) is None and blocks.peel_form(8, 8) is None
+    with pytest.raises(ValueError, match="no peeled form"):
+        blocks.peeled_reference(np.zeros((4, 8)))
+
+
+def test_block_form_applies_where_one_side_divides_the_other():
+    assert blocks.block_form(32768, 8192) == blocks.BlockForm(4, 8192, tall=True)
+    assert blocks.block_form(8192, 32768) == blocks.BlockForm(4, 8192, tall=False)
+    assert blocks.block_form(32768, 8191) is None and blocks.block_form(12, 18) is None
+    assert blocks.block_form(64, 64) is None
+    with pytest.raises(ValueError, match="no block form"):
+        blocks.transpose_reference(np.zeros((4, 6)))
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 10, 57, 200])
+@pytest.mark.parametrize("length", [2, 3, 7, 1000])
+def test_cycles_permute_chunks_in_place(size, length, rng):
+    source = rng.permutation(size)
+    chunks = rng.integers(0, 2**62, (size, 3))
+    want = chunks[source].copy()
+    work = cycles.segments(source, length)
+    assert (work.table[:, 1] <= length).all() and work.table[:, 1].sum() == np.count_nonzero(source != np.arange(size))
+    cycles.apply(chunks, work)
+    assert_bits_equal(chunks, want)
+
+
+def test_cycles_cut_long_cycles_and_check_their_input():
+    source = np.roll(np.arange(10), 1)  # one cycle of 10
+    work = cycles.segments(source, 3)
+    assert work.count == 4 and len(work.saved) == 4 and sorted(work.table[:, 2].tolist()) == [0, 1, 2, 3]
+    assert cycles.segments(source, 10).saved.size == 0
+    with pytest.raises(ValueError, match="not a permutation"):
+        cycles.segments(np.array([0, 0, 1]), 2)
+    with pytest.raises(ValueError, match="at least 2"):
+        cycles.segments(source, 1)
 
 
 def test_decomposition_constants():
@@ -75,6 +133,19 @@ ROUTES = {
 }
 
 
+def _kernels_of_the_passes(m, n, itemsize, options):
+    """The kernels a plan with these options takes (but cycles_save, there only when a cycle is cut)."""
+    from cornerturn.engine.rectangular import BlockOptions, column_options
+
+    block_options = options.get("blocks", BlockOptions())
+    if block_options.enabled and blocks.block_form(m, n) and min(m, n) * itemsize >= block_options.min_chunk_bytes:
+        return {"transpose_square_inplace", "copy_words", "cycles_move"}
+    columns = options.get("columns", column_options(itemsize))
+    column_pass = {"inplace_columns", "zero_words"} if columns.pipelined else {"inplace_columns_banded"}
+    rows = {"inplace_rows_banded" if "row_words" in options else "inplace_rows"}
+    return (column_pass if math.gcd(m, n) > 1 else set()) | rows | column_pass
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(4, 6), (7, 5), (12, 18), (2, 30, 100), (64, 8), (200, 3), (256, 6)], ids=str)
@@ -82,7 +153,7 @@ ROUTES = {
 def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import ColumnOptions, column_options, plan, run_tensors
+    from cornerturn.engine.rectangular import BlockOptions, ColumnOptions, plan, run_tensors
 
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
@@ -90,14 +161,86 @@ def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     options = dict(ROUTES[route])
     if "columns" in options:
         options["columns"] = ColumnOptions(**options["columns"])
+    if "blocks" in options:
+        options["blocks"] = BlockOptions(**options["blocks"])
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, **options)
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
     if route != "through scratch":
-        pipelined = options.get("columns", column_options(x.itemsize)).pipelined
-        rows = "inplace_rows_banded" if "row_words" in options else "inplace_rows"
-        assert names == ({rows, "inplace_columns", "zero_words"} if pipelined else {rows, "inplace_columns_banded"})
+        assert names - {"cycles_save"} == _kernels_of_the_passes(m, n, x.itemsize, options)
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
+
+
+BLOCK_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
+                "cut cycles, chunks in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2}}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (40, 8), (8, 40), (9, 3), (6, 1)],
+                         ids=str)
+@pytest.mark.parametrize("route", list(BLOCK_ROUTES))
+def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, plan, run_tensors
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=BlockOptions(**BLOCK_ROUTES[route]))
+    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    found = cycles.cycles(blocks.chunk_source(blocks.block_form(m, n)))
+    cut = route.startswith("cut") and max(map(len, found), default=0) > 2  # that route's segments hold 2 chunks
+    moves = {"copy_words", "cycles_move"} | ({"cycles_save"} if cut else set())
+    assert names == {"transpose_square_inplace"} | (moves if found else set())
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
+               "cut cycles, rows in many parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2,
+                                                  "restride_bytes": 8},
+               "rows of 16 bytes": {"min_chunk_bytes": 1, "restride_bytes": 16}}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(13, 4), (4, 13), (2, 9, 2), (3, 13, 4), (30, 7), (7, 30), (17, 16), (16, 17),
+                                   (61, 7), (7, 61), (130, 33)], ids=str)
+@pytest.mark.parametrize("route", list(PEEL_ROUTES))
+def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, _peel_fits, plan, run_tensors
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    options = BlockOptions(**PEEL_ROUTES[route])
+    p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
+    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):  # too many parts a row: three passes
+        assert "transpose_square_inplace" not in names
+    else:
+        assert {"copy_2d", "zero_words", "transpose_square_inplace"} <= names
+        assert ("cycles_move" in names) == (blocks.peel_form(m, n).front is not None)
+        # 1- and 2-byte elements restride as bytes through 4-byte words when every matrix is 4-byte aligned
+        packed = x.itemsize < 4 and options.restride_bytes >= 16 and (x.size == m * n or m * n * x.itemsize % 4 == 0)
+        assert names & {"restride_rows", "restride_rows_packed"} == {
+            "restride_rows_packed" if packed else "restride_rows"}
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+def test_block_options_are_checked():
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions
+
+    with pytest.raises(ValueError, match="block must be a power of two"):
+        BlockOptions(block=48)
+    with pytest.raises(ValueError, match="segments must be at least 1"):
+        BlockOptions(segments=0)
+    with pytest.raises(ValueError, match="restride_bytes must be a power of two"):
+        BlockOptions(restride_bytes=3000)
 
 
 def test_column_options_are_checked():
@@ -117,9 +260,18 @@ def test_column_options_are_checked():
                                                   (65536, 16384, 1)])
 def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import ROW_BAND_BYTES, column_options, plan
+    from cornerturn.engine.rectangular import ROW_BAND_BYTES, BlockOptions, column_options, plan
 
     p = plan(1, rows, cols, itemsize, 16)
+    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    if "transpose_square_inplace" in names:
+        # the block form: saved slots of cut cycles (at most twice the option's bound) and 16 bytes of cycle table
+        # per chunk; the peeled form adds the edge (at most the same bound) and a flag per row part
+        assert p.scratch_bytes <= 3 * BlockOptions().saved_bytes + 4 * (16 + 64) * max(rows, cols)
+        # chunk cycles when the squares are several, rows restrided when an edge was peeled (65536x65535: one square
+        # and an edge of one row, no cycles)
+        assert names & {"cycles_move", "restride_rows", "restride_rows_packed"}
+        p = plan(1, rows, cols, itemsize, 16, blocks=BlockOptions(enabled=False))
     o = column_options(itemsize)
     # the column slots (each at most a band, or one 128-byte column band of a tall matrix), or two row bands (one
     # row each for a wide one), plus two counters per column band

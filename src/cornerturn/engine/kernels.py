@@ -23,6 +23,14 @@ transposed into the other's place. Programs with ti > tj return at once.
 The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
 
+cycles_save, cycles_move: a permutation of equal chunks in place (cornerturn.cycles), for the block form of the
+in-place transpose (cornerturn.blocks). A program moves one BLOCK-word part of every chunk of one segment, down
+the chain: each chunk read and written whole, in contiguous runs.
+
+copy_2d, restride_rows: the peeled form's edge (saved, then written back transposed) and its rows moved in place
+from one row stride to another, a row part per work item, in the order that reads every part before any write
+lands on it (descending when rows spread out, ascending when they close up).
+
 copy_strided: the disguised copies (one row, one column, already-transposed input): contiguous writes, reads
 with one stride per batch and column.
 """
@@ -383,3 +391,162 @@ def zero_words(x_ptr, unused_ptr, count, BLOCK: tl.constexpr):
     """x[0:count] = 0: the counters of a pipelined pass, before its launch."""
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offsets, tl.zeros((BLOCK,), x_ptr.dtype.element_ty), mask=offsets < count)
+
+
+@triton.jit
+def copy_words(x_ptr, out_ptr, count, BLOCK: tl.constexpr):
+    """out[0:count] = x[0:count]: a cycle table into the scratch, before the launches that read it."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < count
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.jit
+def _cycles_table(scratch_ptr, table_word):
+    return (scratch_ptr + table_word).to(tl.pointer_type(tl.int32), bitcast=True)
+
+
+@triton.jit
+def cycles_save(x_ptr, scratch_ptr, chunk_words, parts, table_word, saved_at, BLOCK: tl.constexpr):
+    """Saved slot s (scratch words s * chunk_words ...) = chunk saved[s] of x, before any segment moves."""
+    pid = tl.program_id(0)
+    slot = pid // parts
+    offsets = (pid - slot * parts) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < chunk_words
+    chunk = tl.load(_cycles_table(scratch_ptr, table_word) + saved_at + slot).to(tl.int64)
+    v = tl.load(x_ptr + chunk * chunk_words + offsets, mask=mask)
+    tl.store(scratch_ptr + slot.to(tl.int64) * chunk_words + offsets, v, mask=mask)
+
+
+@triton.jit
+def cycles_move(x_ptr, scratch_ptr, chunk_words, parts, table_word, order_at, BLOCK: tl.constexpr):
+    """Segment pid // parts: each chunk of its chain takes the next one; the last takes the segment's own first
+    chunk (held in registers) for a whole cycle, or its saved slot's. The same threads read a chunk's part and
+    later overwrite it, so no barrier is needed."""
+    pid = tl.program_id(0)
+    segment = pid // parts
+    offsets = (pid - segment * parts) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < chunk_words
+    table = _cycles_table(scratch_ptr, table_word)
+    start = tl.load(table + 3 * segment)
+    length = tl.load(table + 3 * segment + 1)
+    slot = tl.load(table + 3 * segment + 2)
+    order = table + order_at + start
+    here = tl.load(order).to(tl.int64)
+    held = tl.load(x_ptr + here * chunk_words + offsets, mask=mask & (slot < 0))
+    k = 1
+    while k < length:
+        there = tl.load(order + k).to(tl.int64)
+        v = tl.load(x_ptr + there * chunk_words + offsets, mask=mask)
+        tl.store(x_ptr + here * chunk_words + offsets, v, mask=mask)
+        here = there
+        k += 1
+    closing = tl.load(scratch_ptr + tl.maximum(slot, 0).to(tl.int64) * chunk_words + offsets, mask=mask & (slot >= 0))
+    tl.store(x_ptr + here * chunk_words + offsets, tl.where(slot >= 0, closing, held), mask=mask)
+
+
+@triton.jit
+def copy_2d(src_ptr, dst_ptr, rows, cols, src_row, src_col, dst_row, dst_col, tiles_c,
+            BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr):
+    """dst[i * dst_row + j * dst_col] = src[i * src_row + j * src_col] for i < rows, j < cols (in elements of
+    WORDS words): the peeled form's edge."""
+    pid = tl.program_id(0)
+    tr = pid // tiles_c
+    i = (tr * BLOCK_R + tl.arange(0, BLOCK_R)).to(tl.int64)[:, None, None]
+    j = ((pid - tr * tiles_c) * BLOCK_C + tl.arange(0, BLOCK_C)).to(tl.int64)[None, :, None]
+    w = tl.arange(0, WORDS)[None, None, :]
+    mask = (i < rows) & (j < cols) & (w < WORDS)
+    v = tl.load(src_ptr + (i * src_row + j * src_col) * WORDS + w, mask=mask)
+    tl.store(dst_ptr + (i * dst_row + j * dst_col) * WORDS + w, v, mask=mask)
+
+
+@triton.jit
+def _wait_for_sources(flags, item, start, end, src0, src_stride, rows, length, parts, BLOCK: tl.constexpr):
+    """Wait until every work item of restride_rows whose source overlaps the destination [start, end) (relative to
+    the buffer) has loaded it (its flag set), other than `item` itself."""
+    w = tl.maximum(start - src0, 0)
+    end = tl.minimum(end - src0, rows.to(tl.int64) * src_stride)
+    while w < end:  # the items whose source [w, ...) the destination overlaps
+        k2 = w // src_stride
+        within = w - k2 * src_stride
+        if within < length:
+            p2 = within // BLOCK
+            other = (k2 * parts + p2).to(tl.int32)
+            if other != item:
+                _wait_for(flags + other, 1)
+            w = k2 * src_stride + tl.minimum((p2 + 1) * BLOCK, length)  # the next part, or the row's end
+        else:
+            w = (k2 + 1) * src_stride
+
+
+@triton.jit
+def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride, parts, counters,
+                  DESCENDING: tl.constexpr, BLOCK: tl.constexpr):
+    """Row k's `length` words move from src0 + k * src_stride to k * dst_stride. Work item (k, p): BLOCK words
+    of row k, handed out by a ticket counter in descending (rows spreading out) or ascending (closing up) order
+    of source position. An item loads its part, says so (flag), waits until every other item whose source
+    its destination overlaps has said so, and stores. Those items come earlier in the order, to programs
+    already running that wait on nothing before their flag, so the launch cannot deadlock. Counters (int32,
+    zeroed before, at word offset `counters` of the scratch): the ticket, then a flag per item."""
+    count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
+    flags = count + 1
+    total = rows * parts
+    ticket = tl.atomic_add(count, 1)
+    while ticket < total:
+        item = total - 1 - ticket if DESCENDING else ticket
+        k = item // parts
+        p = item - k * parts
+        offsets = tl.arange(0, BLOCK)
+        mask = p * BLOCK + offsets < length
+        source = src0 + k.to(tl.int64) * src_stride + p * BLOCK
+        v = tl.load(x_ptr + source + offsets, mask=mask)
+        _signal(flags + item)
+        start = k.to(tl.int64) * dst_stride + p * BLOCK
+        _wait_for_sources(flags, item, start, start + tl.minimum(BLOCK, length - p * BLOCK), src0, src_stride, rows,
+                          length, parts, BLOCK)
+        tl.store(x_ptr + start + offsets, v, mask=mask)
+        ticket = tl.atomic_add(count, 1)
+
+
+@triton.jit
+def restride_rows_packed(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride, parts, counters, size,
+                         DESCENDING: tl.constexpr, BLOCK: tl.constexpr):
+    """restride_rows for bytes (x 4-byte aligned, `size` bytes long): each destination word that lies inside an
+    item is stored whole, funnel-shifted from the two aligned source words that hold its bytes; the at most 3
+    bytes before the first such word and 11 after the last (the buffer's end kept out of the word reads) go one
+    by one. Source words are read whole, bytes beyond the item's own included, but only its own are kept."""
+    count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
+    flags = count + 1
+    words = x_ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
+    total = rows * parts
+    lanes = tl.arange(0, BLOCK // 4)
+    edge = tl.arange(0, 16)
+    ticket = tl.atomic_add(count, 1)
+    while ticket < total:
+        item = total - 1 - ticket if DESCENDING else ticket
+        k = item // parts
+        p = item - k * parts
+        d0 = k.to(tl.int64) * dst_stride + p * BLOCK
+        d1 = d0 + tl.minimum(BLOCK, length - p * BLOCK)
+        delta = d0 - (src0 + k.to(tl.int64) * src_stride + p * BLOCK)  # destination byte - source byte
+        first = (d0 + 3) // 4
+        shift = (4 * first - delta) % 4  # the byte of its source word where a destination word starts
+        limit = size - 8 + delta + shift  # words D with 4 * D <= limit read inside the buffer
+        last = tl.where(limit >= 0, limit // 4, -((3 - limit) // 4)) + 1
+        end = tl.maximum(tl.minimum(d1 // 4, last), first)
+        d = first + lanes
+        inside = d < end
+        s = (4 * d - delta - shift) // 4
+        lo = tl.load(words + s, mask=inside)
+        hi = tl.load(words + s + 1, mask=inside & (shift > 0))
+        up = (8 * shift).to(tl.uint32)
+        down = ((32 - 8 * shift) % 32).to(tl.uint32)
+        v = tl.where(shift > 0, (lo >> up) | (hi << down), lo)
+        b = tl.where(edge < 4, d0 + edge, 4 * end + edge - 4)
+        bytes_mask = tl.where(edge < 4, b < tl.minimum(4 * first, d1), b < d1)
+        e = tl.load(x_ptr + b - delta, mask=bytes_mask)
+        _signal(flags + item)
+        _wait_for_sources(flags, item, d0, d1, src0, src_stride, rows, length, parts, BLOCK)
+        tl.store(words + d, v, mask=inside)
+        tl.store(x_ptr + b, e, mask=bytes_mask)
+        ticket = tl.atomic_add(count, 1)

@@ -1,12 +1,17 @@
 """In-place transposition of non-square matrices on the GPU: the launches of the three passes, and their scratch.
 
 A matrix of at most SMALL_BYTES goes out of place into scratch and is copied back (batches in chunks). A larger
-one takes the passes of cornerturn.ckg. Columns (passes 1 and 3) go in bands (ColumnOptions, per element size):
-pipelined, one launch per pass, bands of about 4 MiB through a ring of slots small enough to stay in L2; or
-banded, one launch per band of about 32 MiB, double-buffered in two slots. Rows (pass 2) go whole on chip when
-they fit ROW_WORDS words, else in bands of about ROW_BAND_BYTES through a double-buffered slot. Peak extra
-memory: the column slots (ring x band, a band being at least M x K elements, K elements = 128 bytes) or two
-row bands (at least two rows), plus 8 bytes of counters per column band: O(max(M, N)).
+one where one side divides the other, with rows of at least BlockOptions.min_chunk_bytes on the shorter side,
+takes the block form (cornerturn.blocks): its square blocks transposed in place, and a permutation of whole
+chunks by following cycles (cornerturn.cycles; the cycle table travels in the scratch, after the saved slots of
+cut cycles). Any other takes the passes of cornerturn.ckg. Columns (passes 1 and 3) go in bands (ColumnOptions,
+per element size): pipelined, one launch per pass, bands of about 4 MiB through a ring of slots small enough to
+stay in L2; or banded, one launch per band of about 32 MiB, double-buffered in two slots. Rows (pass 2) go
+whole on chip when they fit ROW_WORDS words, else in bands of about ROW_BAND_BYTES through a double-buffered
+slot. Peak extra memory: the column slots (ring x band, a band being at least M x K elements, K elements = 128
+bytes) or two row bands (at least two rows), plus 8 bytes of counters per column band: O(max(M, N)). The block
+form's: the saved slots of cut cycles (about 2 x BlockOptions.saved_bytes at most, or 128 chunks where 64 chunks
+pass it; a chunk is min(M, N) elements) and 4 bytes per chunk of table.
 """
 
 from __future__ import annotations
@@ -16,10 +21,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ..arrays import ArrayView, empty_like_library, view_of
+from ..blocks import block_form, chunk_source, peel_form
 from ..ckg import Decomposition
+from ..cycles import segment_length, segments
 from ..problem import canonical
-from .inplace import square_word
+from .inplace import square_launch, square_word
 from .launch import Launch
 
 SMALL_BYTES = 16 << 20
@@ -53,6 +62,34 @@ class ColumnOptions:
                              "must be gathered back before its slot is reused")
 
 
+@dataclass(frozen=True)
+class BlockOptions:
+    """The block form: taken when `enabled` and a chunk (the shorter side's row) holds at least min_chunk_bytes
+    and there are at most max_chunks chunks (the cycles are found on the host, once per shape). Cycles are cut
+    into about `segments` segments, fewer where the saved slots of cut cycles would pass saved_bytes; a program
+    moves `block` words of every chunk of its segment. The peeled form (an edge of at most saved_bytes) moves
+    its rows in work items of restride_bytes, at most RESTRIDE_PARTS of them per row."""
+
+    enabled: bool = True
+    min_chunk_bytes: int = 512
+    max_chunks: int = 1 << 22
+    segments: int = 4096
+    saved_bytes: int = 16 << 20
+    block: int = 1024
+    restride_bytes: int = 16 << 10
+
+    def __post_init__(self) -> None:
+        for name in ("min_chunk_bytes", "max_chunks", "segments", "saved_bytes", "block", "restride_bytes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"BlockOptions.{name} must be at least 1, not {getattr(self, name)}")
+        for name in ("block", "restride_bytes"):
+            if getattr(self, name) & (getattr(self, name) - 1):
+                raise ValueError(f"BlockOptions.{name} must be a power of two, not {getattr(self, name)}")
+
+
+BLOCK_OPTIONS = BlockOptions()
+
+
 def column_options(itemsize: int) -> ColumnOptions:
     """The column passes' settings per element size, from sweeps on an H100 (docs/inplace.md)."""
     if itemsize <= 4:
@@ -71,8 +108,11 @@ class Step(NamedTuple):
 
 
 class RectangularPlan(NamedTuple):
+    """The launches, the scratch they need, and the bytes of buffer "table" (a cycle table) if any."""
+
     steps: list[Step]
     scratch_bytes: int
+    table: bytes = b""
 
 
 def alignment(ptr: int) -> int:
@@ -82,27 +122,147 @@ def alignment(ptr: int) -> int:
 
 def plan(batch: int, m: int, n: int, itemsize: int, align: int = 16, small_bytes: int | None = None,
          columns: ColumnOptions | None = None, row_words: int | None = None,
-         row_band_bytes: int | None = None) -> RectangularPlan:
+         row_band_bytes: int | None = None, blocks: BlockOptions | None = None) -> RectangularPlan:
     """The launches that transpose `batch` contiguous M x N matrices in place, from an address aligned to
     `align` bytes, with a scratch buffer of plan.scratch_bytes (16-byte aligned). The settings default to
-    SMALL_BYTES, column_options(itemsize), ROW_WORDS and ROW_BAND_BYTES."""
+    SMALL_BYTES, column_options(itemsize), ROW_WORDS, ROW_BAND_BYTES and BLOCK_OPTIONS."""
     small_bytes = SMALL_BYTES if small_bytes is None else small_bytes
     columns = column_options(itemsize) if columns is None else columns
     row_words = ROW_WORDS if row_words is None else row_words
     row_band_bytes = ROW_BAND_BYTES if row_band_bytes is None else row_band_bytes
-    return _plan(batch, m, n, itemsize, align, small_bytes, columns, row_words, row_band_bytes)
+    blocks = BLOCK_OPTIONS if blocks is None else blocks
+    return _plan(batch, m, n, itemsize, align, small_bytes, columns, row_words, row_band_bytes, blocks)
 
 
 @functools.lru_cache(maxsize=256)
 def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: int, columns: ColumnOptions,
-          row_words: int, row_band_bytes: int) -> RectangularPlan:
+          row_words: int, row_band_bytes: int, blocks: BlockOptions) -> RectangularPlan:
     matrix = m * n * itemsize
     if matrix <= small_bytes:
         return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
-    passes = _passes(m, n, itemsize, square_word(itemsize, align), columns, row_words, row_band_bytes)
-    steps = [s._replace(first=("x", s.first[1] + k * matrix)) if s.first[0] == "x" else s
-             for k in range(batch) for s in passes.steps]
-    return RectangularPlan(steps, passes.scratch_bytes)
+    form = block_form(m, n) if blocks.enabled else None
+    peel = peel_form(m, n) if blocks.enabled else None
+    if form is not None and _fits(form, itemsize, blocks):
+        single = _block_steps(form, itemsize, align, blocks)
+    elif peel is not None and _peel_fits(peel, itemsize, blocks):
+        # bytes restrided as whole 4-byte words need every matrix of the batch 4-byte aligned
+        single = _peel_steps(peel, itemsize, align, blocks, align % 4 == 0 and (batch == 1 or matrix % 4 == 0))
+    else:
+        single = _passes(m, n, itemsize, align, columns, row_words, row_band_bytes)
+    steps = [s._replace(first=_moved(s.first, k * matrix), second=_moved(s.second, k * matrix))
+             for k in range(batch) for s in single.steps]
+    return single._replace(steps=steps)
+
+
+def _moved(pointer: tuple[str, int], offset: int) -> tuple[str, int]:
+    return (pointer[0], pointer[1] + offset) if pointer[0] == "x" else pointer
+
+
+def _fits(form, itemsize: int, options: BlockOptions) -> bool:
+    return form.side * itemsize >= options.min_chunk_bytes and form.chunks <= options.max_chunks
+
+
+RESTRIDE_PARTS = 64  # most restride_rows work items per row: their flags stay O(max(M, N))
+
+
+def _peel_fits(peel, itemsize: int, options: BlockOptions) -> bool:
+    short = min(peel.rows, peel.cols)
+    row_bytes = max(peel.rows, peel.cols) * itemsize
+    return (peel.edge * short * itemsize <= options.saved_bytes and short * itemsize >= options.min_chunk_bytes
+            and (peel.front is None or _fits(peel.front, itemsize, options))
+            and row_bytes <= RESTRIDE_PARTS * options.restride_bytes)
+
+
+def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, aligned4: bool) -> RectangularPlan:
+    """The peeled form (cornerturn.blocks). Scratch: the edge, the restride counters, then the front's. Rows of
+    1- or 2-byte elements restride as bytes through whole words (restride_rows_packed) where `aligned4`."""
+    from . import kernels
+
+    word = square_word(itemsize, align)
+    words = itemsize // word
+    fm, fn, r = peel.rows, peel.cols, peel.edge
+    m, n = (fm + r, fn) if peel.tall else (fm, fn + r)
+    edge_bytes = -(-r * min(m, n) * itemsize // 16) * 16
+    if peel.front is None:
+        front = RectangularPlan([Step(square_launch(1, fm, itemsize, word), ("x", 0), ("x", 0))], 0)
+    else:
+        front = _block_steps(peel.front, itemsize, align, options)
+    packed = aligned4 and word < 4 and options.restride_bytes >= 16
+    unit, kernel = (1, kernels.restride_rows_packed) if packed else (word, kernels.restride_rows)
+    units = itemsize // unit  # per element
+    block = max(1, options.restride_bytes // unit)
+    rows, length = (fn, fm) if peel.tall else (fm, fn)  # rows of `length` elements move
+    parts = math.ceil(length * units / block)
+    counters = 1 + rows * parts
+    front_base = edge_bytes + -(-4 * counters // 16) * 16
+    front_steps = [s._replace(first=_scratch_at(s.first, front_base), second=_scratch_at(s.second, front_base))
+                   for s in front.steps]
+    stride_from, stride_to = (fm, m) if peel.tall else (n, fn)
+    ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, edge_bytes // unit)
+    restride = Launch(kernel, min(rows * parts, 2048), ints + ((m * n * itemsize,) if packed else ()),
+                      {"DESCENDING": peel.tall, "BLOCK": block}, 8, unit)
+    moves = [_zero(edge_bytes, counters), Step(restride, ("x", 0), ("scratch", 0))]
+    if peel.tall:  # the last r rows; then element (t, j) of the edge to row j, column fm + t
+        save = _copy_2d(r, n, (n, 1), (n, 1), words, word), ("x", fm * n * itemsize), ("scratch", 0)
+        place = _copy_2d(n, r, (1, n), (m, 1), words, word), ("scratch", 0), ("x", fm * itemsize)
+        steps = [Step(*save), *front_steps, *moves, Step(*place)]
+    else:  # the last r columns; then element (i, t) of the edge to row fn + t, column i
+        save = _copy_2d(m, r, (n, 1), (r, 1), words, word), ("x", fn * itemsize), ("scratch", 0)
+        place = _copy_2d(r, m, (1, r), (m, 1), words, word), ("scratch", 0), ("x", fn * m * itemsize)
+        steps = [Step(*save), *moves, *front_steps, Step(*place)]
+    return RectangularPlan(steps, front_base + front.scratch_bytes, front.table)
+
+
+def _scratch_at(pointer: tuple[str, int], base: int) -> tuple[str, int]:
+    return (pointer[0], pointer[1] + base) if pointer[0] == "scratch" else pointer
+
+
+def _copy_2d(rows: int, cols: int, src: tuple[int, int], dst: tuple[int, int], words: int, word: int) -> Launch:
+    """copy_2d of rows x cols elements with (row, column) strides `src` and `dst`, in elements."""
+    from . import kernels
+
+    block_c = min(64, 1 << (cols - 1).bit_length())
+    block_r = max(1, 1024 // block_c)
+    tiles_c = math.ceil(cols / block_c)
+    return Launch(kernels.copy_2d, math.ceil(rows / block_r) * tiles_c, (rows, cols, *src, *dst, tiles_c),
+                  {"BLOCK_R": block_r, "BLOCK_C": block_c, "WORDS": words}, 4, word)
+
+
+def _block_steps(form, itemsize: int, align: int, options: BlockOptions) -> RectangularPlan:
+    """The block form: square blocks in place, then the chunk permutation (tall), or the other way round (wide)."""
+    square = Step(square_launch(form.squares, form.side, itemsize, square_word(itemsize, align)), ("x", 0), ("x", 0))
+    moves = _cycle_steps(chunk_source(form), form.side * itemsize, align, options)
+    return moves._replace(steps=[square, *moves.steps] if form.tall else [*moves.steps, square])
+
+
+def _cycle_steps(source: np.ndarray, chunk_bytes: int, align: int, options: BlockOptions) -> RectangularPlan:
+    """Chunk d takes chunk source[d] (cornerturn.cycles). Scratch: the saved slots of cut cycles, then the cycle
+    table (Segments.packed), copied there from buffer "table" first."""
+    from . import kernels
+
+    word = next(w for w in (8, 4, 2, 1) if chunk_bytes % w == 0 and align % w == 0)
+    chunk_words = chunk_bytes // word
+    moved = int(np.count_nonzero(source != np.arange(len(source))))
+    if not moved:  # N x 1 or 1 x N blocks: every chunk stays
+        return RectangularPlan([], 0)
+    wanted = min(options.segments, max(64, options.saved_bytes // chunk_bytes))
+    work = segments(source, segment_length(moved, wanted))
+    table = work.packed()
+    block = min(options.block, 1 << (chunk_words - 1).bit_length())
+    parts = math.ceil(chunk_words / block)
+    warps = max(1, min(8, block // 256))
+    saved_bytes = -(-len(work.saved) * chunk_bytes // 16) * 16
+    table_word = saved_bytes // word
+    copy = Launch(kernels.copy_words, math.ceil(len(table) / 1024), (len(table),), {"BLOCK": 1024}, 4, 4)
+    steps = [Step(copy, ("table", 0), ("scratch", saved_bytes))]
+    if len(work.saved):
+        save = Launch(kernels.cycles_save, len(work.saved) * parts, (chunk_words, parts, table_word, 3 * work.count),
+                      {"BLOCK": block}, warps, word)
+        steps.append(Step(save, ("x", 0), ("scratch", 0)))
+    move = Launch(kernels.cycles_move, work.count * parts,
+                  (chunk_words, parts, table_word, 3 * work.count + len(work.saved)), {"BLOCK": block}, warps, word)
+    steps.append(Step(move, ("x", 0), ("scratch", 0)))
+    return RectangularPlan(steps, saved_bytes + 4 * len(table), table.tobytes())
 
 
 def _through_scratch(batch: int, m: int, n: int, itemsize: int, align: int, per_chunk: int) -> RectangularPlan:
@@ -129,8 +289,9 @@ def _word_for(problem, itemsize: int, align: int) -> int:
     return natural if align % natural == 0 else square_word(itemsize, align)
 
 
-def _passes(m: int, n: int, itemsize: int, word: int, options: ColumnOptions, row_words: int,
+def _passes(m: int, n: int, itemsize: int, align: int, options: ColumnOptions, row_words: int,
             row_band_bytes: int) -> RectangularPlan:
+    word = square_word(itemsize, align)
     d = Decomposition(m, n)
     words = itemsize // word
     columns = _ColumnBands(m, n, itemsize, word, options)
@@ -241,11 +402,20 @@ def run(x: ArrayView, batch: int, m: int, n: int) -> int:
     with on_device(device):
         stream = current_stream(x, device)
         scratch = empty_like_library(x, (math.ceil(p.scratch_bytes / x.itemsize),)) if p.scratch_bytes else None
-        pointers = {"x": x.ptr, "scratch": view_of(scratch).ptr if scratch is not None else 0}
+        pointers = {"x": x.ptr, "scratch": view_of(scratch).ptr if scratch is not None else 0,
+                    "table": _device_table(p.table, device).data_ptr() if p.table else 0}
         for step in p.steps:
             step.launch.run_pointers(pointers[step.first[0]] + step.first[1],
                                      pointers[step.second[0]] + step.second[1], stream, device, step.ints)
     return p.scratch_bytes
+
+
+@functools.lru_cache(maxsize=16)
+def _device_table(table: bytes, device: int) -> Any:
+    """A cycle table on the device, uploaded once per shape and kept (a few bytes per chunk)."""
+    import torch
+
+    return torch.from_numpy(np.frombuffer(table, dtype=np.uint8).copy()).to(f"cuda:{device}")
 
 
 def run_tensors(p: RectangularPlan, x: Any) -> None:
@@ -253,7 +423,8 @@ def run_tensors(p: RectangularPlan, x: Any) -> None:
     (Triton's interpreter, in the tests)."""
     import torch
 
-    buffers = {"x": x, "scratch": torch.empty(max(p.scratch_bytes, 16), dtype=torch.uint8, device=x.device)}
+    buffers = {"x": x, "scratch": torch.empty(max(p.scratch_bytes, 16), dtype=torch.uint8, device=x.device),
+               "table": torch.from_numpy(np.frombuffer(p.table, dtype=np.uint8).copy()).to(x.device)}
     for step in p.steps:
         first = _as_words(buffers[step.first[0]], step.first[1], step.launch.word)
         second = _as_words(buffers[step.second[0]], step.second[1], step.launch.word)

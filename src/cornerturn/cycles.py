@@ -1,0 +1,96 @@
+"""Permuting equal-sized chunks of a buffer in place by following the permutation's cycles, in segments.
+
+A permutation names, for each destination chunk d, its source chunk source[d]. Following a cycle d0 <- d1 <- d2
+<- ... moves every chunk once: chunk d0 is held, d0 takes d1, d1 takes d2, ..., the last takes the held one. A
+cycle longer than `length` chunks is cut into segments that run side by side: the first chunk of each is saved
+(one launch), then every segment moves its chunks down the chain and takes its last one from the saved first
+chunk of the segment after it (a second launch). A cycle of at most `length` chunks is one segment that holds
+its own first chunk. Fixed points are left alone.
+
+Used by the block form of the in-place transpose (cornerturn.blocks) for chunks of whole matrix rows, where
+reading and writing each chunk in one contiguous piece runs at the speed of a copy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Segments:
+    """The work of one permutation. `table` (int32, one row per segment): where the segment starts in `order`,
+    its length, and the saved slot of the chunk that closes it (-1: a whole cycle, which holds its own first
+    chunk). `saved` (int32): the chunk each slot saves before any segment moves. `order` (int32): the chunks of
+    every segment, one segment after another, each in chain order (order[k] takes the chunk order[k + 1])."""
+
+    table: np.ndarray
+    saved: np.ndarray
+    order: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.table)
+
+    def packed(self) -> np.ndarray:
+        """table, saved and order as one int32 array, in that order (the layout the GPU kernels read)."""
+        return np.concatenate([self.table.reshape(-1), self.saved, self.order]).astype(np.int32)
+
+
+def cycles(source: np.ndarray) -> list[list[int]]:
+    """The cycles of length at least two of the permutation d <- source[d], each starting at its least chunk."""
+    src = np.asarray(source).tolist()
+    if sorted(src) != list(range(len(src))):
+        raise ValueError("source is not a permutation of 0 .. n - 1")
+    seen = bytearray(len(src))
+    found = []
+    for start in range(len(src)):
+        if seen[start] or src[start] == start:
+            continue
+        cycle = []
+        d = start
+        while not seen[d]:
+            seen[d] = 1
+            cycle.append(d)
+            d = src[d]
+        found.append(cycle)
+    return found
+
+
+def segments(source: np.ndarray, length: int) -> Segments:
+    """Cut the cycles of `source` into segments of at most `length` chunks (length >= 2)."""
+    if length < 2:
+        raise ValueError(f"a segment must hold at least 2 chunks, not {length}")
+    table, saved, order = [], [], []
+    for cycle in cycles(source):
+        if len(cycle) <= length:
+            table.append((len(order), len(cycle), -1))
+            order += cycle
+            continue
+        cuts = range(0, len(cycle), length)
+        first_slot = len(saved)
+        for k, cut in enumerate(cuts):
+            piece = cycle[cut:cut + length]
+            saved.append(piece[0])
+            table.append((len(order), len(piece), first_slot + (k + 1) % len(cuts)))
+            order += piece
+    return Segments(np.asarray(table, dtype=np.int32).reshape(-1, 3), np.asarray(saved, dtype=np.int32),
+                    np.asarray(order, dtype=np.int32))
+
+
+def segment_length(moved: int, wanted_segments: int) -> int:
+    """The segment length that cuts `moved` chunks into about `wanted_segments` segments."""
+    return max(2, math.ceil(moved / max(1, wanted_segments)))
+
+
+def apply(chunks: np.ndarray, s: Segments) -> None:
+    """What the two GPU launches do, in NumPy: permute the rows of `chunks` in place."""
+    held = chunks[s.saved].copy()
+    for start, count, slot in s.table.tolist():
+        chain = s.order[start:start + count]
+        first = chunks[chain[0]].copy()
+        for here, there in zip(chain[:-1], chain[1:]):
+            chunks[here] = chunks[there]
+        chunks[chain[-1]] = first if slot < 0 else held[slot]
