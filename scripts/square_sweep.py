@@ -1,0 +1,58 @@
+"""Block and warps of the in-place square kernel (transpose_square_inplace) per element size, on sides that are
+and are not a multiple of 16; each setting checked bit for bit first, then timed against torch's copy of the same
+bytes (about 1 GiB of squares per case).
+
+    python3 scripts/square_sweep.py   (writes $OUT/square_sweep.json; needs a GPU)
+"""
+
+import json
+import os
+
+import torch
+
+from cornerturn.engine import inplace
+from cornerturn.engine.timing import time_cuda
+
+CASES = [(torch.int8, (16384, 16383)), (torch.float16, (16384, 16383)), (torch.float32, (16384, 16383, 8191)),
+         (torch.complex128, (8192, 8191, 4095))]
+
+
+def sweep(dtype, n: int, stream: int) -> dict:
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    batch = max(1, (1 << 30) // (n * n * itemsize))
+    x = torch.randint(0, 255, (batch * n * n * itemsize,), dtype=torch.uint8, device="cuda")
+    flat = torch.empty_like(x)
+    t_copy = time_cuda(lambda: flat.copy_(x), repeats=5).median
+    want = x.view(batch, n, n * itemsize).view(dtype).transpose(1, 2).contiguous().view(-1).view(torch.uint8)
+    word = inplace.square_word(itemsize, x.data_ptr())
+    out = {}
+    for block in (16, 32, 64, 128):
+        for warps in (4, 8):
+            if block * block * itemsize > 64 * 1024 or block * block < 32 * warps:
+                continue
+            launch = inplace.square_launch(batch, n, itemsize, word, block, warps)
+            y = x.clone()
+            launch.run_pointers(y.data_ptr(), y.data_ptr(), stream, 0)
+            exact = bool(torch.equal(y, want))
+            del y
+            t = time_cuda(lambda lc=launch: lc.run_pointers(x.data_ptr(), x.data_ptr(), stream, 0), repeats=6).median
+            key = f"{str(dtype).removeprefix('torch.')} {batch}x{n}x{n} block={block} warps={warps}"
+            out[key] = {"bit_exact": exact, "ms": t * 1e3, "pct_copy": 100 * t_copy / t}
+            print(key, json.dumps(out[key]), flush=True)
+    return out
+
+
+def main() -> None:
+    out = {}
+    stream = torch.cuda.current_stream().cuda_stream
+    for dtype, sides in CASES:
+        for n in sides:
+            out.update(sweep(dtype, n, stream))
+            torch.cuda.empty_cache()
+    os.makedirs(os.environ.get("OUT", "."), exist_ok=True)
+    with open(os.path.join(os.environ.get("OUT", "."), "square_sweep.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
