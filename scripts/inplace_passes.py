@@ -25,7 +25,8 @@ def run_steps(steps, x, scratch, table):
                               s.ints)
 
 
-PASS_OF = {"cycles_save": "chunk cycles", "cycles_move": "chunk cycles", "transpose_square_inplace": "squares",
+PASS_OF = {"cycles_save": "chunk cycles", "cycles_move": "chunk cycles", "cycles_save_packed": "chunk cycles",
+           "cycles_move_packed": "chunk cycles", "transpose_square_inplace": "squares",
            "copy_2d": "edge", "restride_rows": "rows restrided",
            "restride_rows_packed": "rows restrided"}
 

@@ -171,13 +171,21 @@ def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+def _whole_word(x: np.ndarray, m: int, n: int) -> int:
+    """The word of moves through whole words: 8 or 4 bytes, whichever every matrix of x (at a 16-byte aligned
+    address) starts at a multiple of; 0 when neither."""
+    every = 16 if x.size == m * n else math.gcd(16, m * n * x.itemsize)
+    return 8 if every % 8 == 0 else 4 if every % 4 == 0 else 0
+
+
 BLOCK_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
-                "cut cycles, chunks in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2}}
+                "cut cycles, chunks in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2},
+                "cut cycles, whole words in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 4}}
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (40, 8), (8, 40), (9, 3), (6, 1)],
-                         ids=str)
+@pytest.mark.parametrize("shape", [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (40, 8), (8, 40), (9, 3), (6, 1),
+                                   (45, 9), (9, 45), (2, 36, 9), (99, 33), (33, 99)], ids=str)
 @pytest.mark.parametrize("route", list(BLOCK_ROUTES))
 def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
@@ -191,7 +199,13 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
     found = cycles.cycles(blocks.chunk_source(blocks.block_form(m, n)))
     cut = route.startswith("cut") and max(map(len, found), default=0) > 2  # that route's segments hold 2 chunks
-    moves = {"copy_words", "cycles_move"} | ({"cycles_save"} if cut else set())
+    # chunks that are not a whole number of words move through whole words where every matrix is aligned to one
+    chunk = n * x.itemsize if m > n else m * x.itemsize
+    wide = _whole_word(x, m, n)
+    packed = wide and chunk % wide != 0 and 4 * wide <= min(BLOCK_ROUTES[route].get("block", 1024) * 8,
+                                                             1 << (chunk - 1).bit_length())
+    suffix = "_packed" if packed else ""
+    moves = {"copy_words", f"cycles_move{suffix}"} | ({f"cycles_save{suffix}"} if cut else set())
     assert names == {"transpose_square_inplace"} | (moves if found else set())
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
@@ -200,7 +214,9 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
 PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
                "cut cycles, rows in many parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2,
                                                   "restride_bytes": 8},
-               "rows of 16 bytes": {"min_chunk_bytes": 1, "restride_bytes": 16}}
+               "rows of 16 bytes": {"min_chunk_bytes": 1, "restride_bytes": 16},
+               "cut cycles, whole words in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 4,
+                                                    "restride_bytes": 32}}
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
@@ -222,9 +238,10 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
         assert "transpose_square_inplace" not in names
     else:
         assert {"copy_2d", "zero_words", "transpose_square_inplace"} <= names
-        assert ("cycles_move" in names) == (blocks.peel_form(m, n).front is not None)
-        # 1- and 2-byte elements restride as bytes through 4-byte words when every matrix is 4-byte aligned
-        packed = x.itemsize < 4 and options.restride_bytes >= 16 and (x.size == m * n or m * n * x.itemsize % 4 == 0)
+        assert bool(names & {"cycles_move", "cycles_move_packed"}) == (blocks.peel_form(m, n).front is not None)
+        # 1- and 2-byte elements restride as bytes through whole words where every matrix is aligned to one
+        wide = _whole_word(x, m, n)
+        packed = x.itemsize < min(wide, 4) and options.restride_bytes >= 4 * wide
         assert names & {"restride_rows", "restride_rows_packed"} == {
             "restride_rows_packed" if packed else "restride_rows"}
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))

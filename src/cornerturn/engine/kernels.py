@@ -407,6 +407,15 @@ def _cycles_table(scratch_ptr, table_word):
 
 
 @triton.jit
+def _segment(scratch_ptr, table_at, order_at, segment):
+    """Segment `segment` of the cycle table: a pointer to its chunk order, its length and its saved slot (-1:
+    none, the cycle is whole)."""
+    table = _cycles_table(scratch_ptr, table_at)
+    start = tl.load(table + 3 * segment)
+    return table + order_at + start, tl.load(table + 3 * segment + 1), tl.load(table + 3 * segment + 2)
+
+
+@triton.jit
 def cycles_save(x_ptr, scratch_ptr, chunk_words, parts, table_word, saved_at, BLOCK: tl.constexpr):
     """Saved slot s (scratch words s * chunk_words ...) = chunk saved[s] of x, before any segment moves."""
     pid = tl.program_id(0)
@@ -427,11 +436,7 @@ def cycles_move(x_ptr, scratch_ptr, chunk_words, parts, table_word, order_at, BL
     segment = pid // parts
     offsets = (pid - segment * parts) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < chunk_words
-    table = _cycles_table(scratch_ptr, table_word)
-    start = tl.load(table + 3 * segment)
-    length = tl.load(table + 3 * segment + 1)
-    slot = tl.load(table + 3 * segment + 2)
-    order = table + order_at + start
+    order, length, slot = _segment(scratch_ptr, table_word, order_at, segment)
     here = tl.load(order).to(tl.int64)
     held = tl.load(x_ptr + here * chunk_words + offsets, mask=mask & (slot < 0))
     k = 1
@@ -509,18 +514,56 @@ def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride
 
 
 @triton.jit
+def _words_of(byte_ptr, WORD: tl.constexpr):
+    if WORD == 8:
+        return byte_ptr.to(tl.pointer_type(tl.uint64), bitcast=True)
+    else:
+        return byte_ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
+
+
+@triton.jit
+def _funnel_read(src_ptr, s0, d0, d1, size, WORD: tl.constexpr, BLOCK: tl.constexpr):
+    """Bytes [s0, s0 + d1 - d0) of src (a byte pointer aligned to WORD, `size` bytes readable) read for the
+    destination bytes [d0, d1), d1 - d0 <= BLOCK, of a WORD-aligned buffer: each destination word that lies inside
+    [d0, d1) funnel-shifted from the two aligned source words holding its bytes (bytes beyond the range are read
+    and dropped; no word past `size`), the at most WORD - 1 bytes before the first such word and 3 WORD - 1 after
+    the last one by one. Returns what _funnel_write stores."""
+    words = _words_of(src_ptr, WORD)
+    delta = d0 - s0  # destination byte - source byte
+    first = (d0 + WORD - 1) // WORD
+    shift = (WORD * first - delta) % WORD  # where in its source word a destination word starts
+    limit = size - 2 * WORD + delta + shift  # words d with WORD * d <= limit read inside `size`
+    last = tl.where(limit >= 0, limit // WORD, -((WORD - 1 - limit) // WORD)) + 1
+    end = tl.maximum(tl.minimum(d1 // WORD, last), first)
+    d = first + tl.arange(0, BLOCK // WORD)
+    inside = d < end
+    s = (WORD * d - delta - shift) // WORD
+    lo = tl.load(words + s, mask=inside)
+    hi = tl.load(words + s + 1, mask=inside & (shift > 0))
+    up = (8 * shift).to(lo.dtype)
+    down = ((8 * WORD - 8 * shift) % (8 * WORD)).to(lo.dtype)
+    v = tl.where(shift > 0, (lo >> up) | (hi << down), lo)
+    edge = tl.arange(0, 4 * WORD)
+    b = tl.where(edge < WORD, d0 + edge, WORD * end + edge - WORD)
+    bytes_mask = tl.where(edge < WORD, b < tl.minimum(WORD * first, d1), b < d1)
+    e = tl.load(src_ptr + b - delta, mask=bytes_mask)
+    return d, inside, v, b, bytes_mask, e
+
+
+@triton.jit
+def _funnel_write(dst_ptr, d, inside, v, b, bytes_mask, e, WORD: tl.constexpr):
+    tl.store(_words_of(dst_ptr, WORD) + d, v, mask=inside)
+    tl.store(dst_ptr + b, e, mask=bytes_mask)
+
+
+@triton.jit
 def restride_rows_packed(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride, parts, counters, size,
-                         DESCENDING: tl.constexpr, BLOCK: tl.constexpr):
-    """restride_rows for bytes (x 4-byte aligned, `size` bytes long): each destination word that lies inside an
-    item is stored whole, funnel-shifted from the two aligned source words that hold its bytes; the at most 3
-    bytes before the first such word and 11 after the last (the buffer's end kept out of the word reads) go one
-    by one. Source words are read whole, bytes beyond the item's own included, but only its own are kept."""
+                         DESCENDING: tl.constexpr, BLOCK: tl.constexpr, WORD: tl.constexpr):
+    """restride_rows in bytes (x aligned to WORD, 4 or 8, and `size` bytes long) whose rows start at addresses
+    that are not word multiples: whole words funnel-shifted (_funnel_read), so accesses stay WORD bytes wide."""
     count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
     flags = count + 1
-    words = x_ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
     total = rows * parts
-    lanes = tl.arange(0, BLOCK // 4)
-    edge = tl.arange(0, 16)
     ticket = tl.atomic_add(count, 1)
     while ticket < total:
         item = total - 1 - ticket if DESCENDING else ticket
@@ -528,25 +571,56 @@ def restride_rows_packed(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst
         p = item - k * parts
         d0 = k.to(tl.int64) * dst_stride + p * BLOCK
         d1 = d0 + tl.minimum(BLOCK, length - p * BLOCK)
-        delta = d0 - (src0 + k.to(tl.int64) * src_stride + p * BLOCK)  # destination byte - source byte
-        first = (d0 + 3) // 4
-        shift = (4 * first - delta) % 4  # the byte of its source word where a destination word starts
-        limit = size - 8 + delta + shift  # words D with 4 * D <= limit read inside the buffer
-        last = tl.where(limit >= 0, limit // 4, -((3 - limit) // 4)) + 1
-        end = tl.maximum(tl.minimum(d1 // 4, last), first)
-        d = first + lanes
-        inside = d < end
-        s = (4 * d - delta - shift) // 4
-        lo = tl.load(words + s, mask=inside)
-        hi = tl.load(words + s + 1, mask=inside & (shift > 0))
-        up = (8 * shift).to(tl.uint32)
-        down = ((32 - 8 * shift) % 32).to(tl.uint32)
-        v = tl.where(shift > 0, (lo >> up) | (hi << down), lo)
-        b = tl.where(edge < 4, d0 + edge, 4 * end + edge - 4)
-        bytes_mask = tl.where(edge < 4, b < tl.minimum(4 * first, d1), b < d1)
-        e = tl.load(x_ptr + b - delta, mask=bytes_mask)
+        d, inside, v, b, bytes_mask, e = _funnel_read(x_ptr, src0 + k.to(tl.int64) * src_stride + p * BLOCK, d0, d1,
+                                                      size, WORD, BLOCK)
         _signal(flags + item)
         _wait_for_sources(flags, item, d0, d1, src0, src_stride, rows, length, parts, BLOCK)
-        tl.store(words + d, v, mask=inside)
-        tl.store(x_ptr + b, e, mask=bytes_mask)
+        _funnel_write(x_ptr, d, inside, v, b, bytes_mask, e, WORD)
         ticket = tl.atomic_add(count, 1)
+
+
+@triton.jit
+def cycles_save_packed(x_ptr, scratch_ptr, chunk_bytes, parts, table_at, saved_at, size, BLOCK: tl.constexpr,
+                       WORD: tl.constexpr):
+    """cycles_save in bytes for chunks whose size is not a multiple of WORD (8 or 4), through whole words."""
+    pid = tl.program_id(0)
+    slot = pid // parts
+    base = (pid - slot * parts) * BLOCK
+    n = tl.minimum(BLOCK, chunk_bytes - base)
+    chunk = tl.load(_cycles_table(scratch_ptr, table_at) + saved_at + slot).to(tl.int64)
+    d0 = slot.to(tl.int64) * chunk_bytes + base
+    d, inside, v, b, bytes_mask, e = _funnel_read(x_ptr, chunk * chunk_bytes + base, d0, d0 + n, size, WORD, BLOCK)
+    _funnel_write(scratch_ptr, d, inside, v, b, bytes_mask, e, WORD)
+
+
+@triton.jit
+def cycles_move_packed(x_ptr, scratch_ptr, chunk_bytes, parts, table_at, order_at, size, saved_size,
+                       BLOCK: tl.constexpr, WORD: tl.constexpr):
+    """cycles_move in bytes for chunks whose size is not a multiple of WORD (8 or 4): every move funnel-shifted
+    through whole words. The closing move (the segment's first chunk, or its saved slot, to the last place) is
+    read before anything moves. A thread's words of a chunk are not the words it read from that chunk in the move
+    before, so a barrier separates each move's reads from its stores."""
+    pid = tl.program_id(0)
+    segment = pid // parts
+    base = (pid - segment * parts) * BLOCK
+    n = tl.minimum(BLOCK, chunk_bytes - base)
+    order, length, slot = _segment(scratch_ptr, table_at, order_at, segment)
+    here = tl.load(order).to(tl.int64)
+    last = tl.load(order + length - 1).to(tl.int64) * chunk_bytes + base
+    if slot < 0:
+        hd, hin, hv, hb, hmask, he = _funnel_read(x_ptr, here * chunk_bytes + base, last, last + n, size, WORD, BLOCK)
+    else:
+        hd, hin, hv, hb, hmask, he = _funnel_read(scratch_ptr, slot.to(tl.int64) * chunk_bytes + base, last,
+                                                  last + n, saved_size, WORD, BLOCK)
+    k = 1
+    while k < length:
+        there = tl.load(order + k).to(tl.int64)
+        d0 = here * chunk_bytes + base
+        d, inside, v, b, bytes_mask, e = _funnel_read(x_ptr, there * chunk_bytes + base, d0, d0 + n, size, WORD,
+                                                      BLOCK)
+        tl.debug_barrier()  # other threads of this program read the chunk `here` (the previous move's source)
+        _funnel_write(x_ptr, d, inside, v, b, bytes_mask, e, WORD)
+        here = there
+        k += 1
+    tl.debug_barrier()
+    _funnel_write(x_ptr, hd, hin, hv, hb, hmask, he, WORD)

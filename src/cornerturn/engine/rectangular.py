@@ -1,17 +1,23 @@
-"""In-place transposition of non-square matrices on the GPU: the launches of the three passes, and their scratch.
+"""In-place transposition of non-square matrices on the GPU: the launches of each form, and their scratch.
 
 A matrix of at most SMALL_BYTES goes out of place into scratch and is copied back (batches in chunks). A larger
 one where one side divides the other, with rows of at least BlockOptions.min_chunk_bytes on the shorter side,
 takes the block form (cornerturn.blocks): its square blocks transposed in place, and a permutation of whole
 chunks by following cycles (cornerturn.cycles; the cycle table travels in the scratch, after the saved slots of
-cut cycles). Any other takes the passes of cornerturn.ckg. Columns (passes 1 and 3) go in bands (ColumnOptions,
-per element size): pipelined, one launch per pass, bands of about 4 MiB through a ring of slots small enough to
-stay in L2; or banded, one launch per band of about 32 MiB, double-buffered in two slots. Rows (pass 2) go
-whole on chip when they fit ROW_WORDS words, else in bands of about ROW_BAND_BYTES through a double-buffered
-slot. Peak extra memory: the column slots (ring x band, a band being at least M x K elements, K elements = 128
-bytes) or two row bands (at least two rows), plus 8 bytes of counters per column band: O(max(M, N)). The block
-form's: the saved slots of cut cycles (about 2 x BlockOptions.saved_bytes at most, or 128 chunks where 64 chunks
-pass it; a chunk is min(M, N) elements) and 4 bytes per chunk of table.
+cut cycles). One whose long side is a multiple of the short one plus a remainder of at most
+BlockOptions.saved_bytes takes the peeled form: the remainder's rows saved, the rest in block form, rows
+restrided, the saved rows placed. Chunks and rows that start at addresses narrower than their words move as bytes
+through whole 8-byte words (the *_packed kernels). Any other matrix takes the passes of cornerturn.ckg.
+
+Columns (passes 1 and 3) go in bands (ColumnOptions, per element size): pipelined, one launch per pass, bands of
+about 4 MiB through a ring of slots small enough to stay in L2; or banded, one launch per band of about 32 MiB,
+double-buffered in two slots. Rows (pass 2) go whole on chip when they fit ROW_WORDS words, else in bands of about
+ROW_BAND_BYTES through a double-buffered slot. Peak extra memory: the column slots (ring x band, a band being at
+least M x K elements, K elements = 128 bytes) or two row bands (at least two rows), plus 8 bytes of counters per
+column band: O(max(M, N)). The block form's: the saved slots of cut cycles (about 2 x BlockOptions.saved_bytes at
+most, or 128 chunks where 64 chunks pass it; a chunk is min(M, N) elements) and 4 bytes per chunk of table; the
+peeled form adds the saved rows (at most BlockOptions.saved_bytes) and a 4-byte flag per restride item (at most 64
+a row).
 """
 
 from __future__ import annotations
@@ -142,11 +148,12 @@ def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: in
         return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
     form = block_form(m, n) if blocks.enabled else None
     peel = peel_form(m, n) if blocks.enabled else None
+    # the alignment of every matrix of the batch, for moves through whole words that are wider than an element
+    every = align if batch == 1 else math.gcd(align, matrix)
     if form is not None and _fits(form, itemsize, blocks):
-        single = _block_steps(form, itemsize, align, blocks)
+        single = _block_steps(form, itemsize, align, blocks, every)
     elif peel is not None and _peel_fits(peel, itemsize, blocks):
-        # bytes restrided as whole 4-byte words need every matrix of the batch 4-byte aligned
-        single = _peel_steps(peel, itemsize, align, blocks, align % 4 == 0 and (batch == 1 or matrix % 4 == 0))
+        single = _peel_steps(peel, itemsize, align, blocks, every)
     else:
         single = _passes(m, n, itemsize, align, columns, row_words, row_band_bytes)
     steps = [s._replace(first=_moved(s.first, k * matrix), second=_moved(s.second, k * matrix))
@@ -173,9 +180,10 @@ def _peel_fits(peel, itemsize: int, options: BlockOptions) -> bool:
             and row_bytes <= RESTRIDE_PARTS * options.restride_bytes)
 
 
-def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, aligned4: bool) -> RectangularPlan:
-    """The peeled form (cornerturn.blocks). Scratch: the edge, the restride counters, then the front's. Rows of
-    1- or 2-byte elements restride as bytes through whole words (restride_rows_packed) where `aligned4`."""
+def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
+    """The peeled form (cornerturn.blocks). Scratch: the edge, the restride counters, then the front's. Rows of 1-
+    and 2-byte elements restride as bytes through whole words (restride_rows_packed) where every matrix is aligned
+    to the word (`every`)."""
     from . import kernels
 
     word = square_word(itemsize, align)
@@ -186,21 +194,23 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, aligned4
     if peel.front is None:
         front = RectangularPlan([Step(square_launch(1, fm, itemsize, word), ("x", 0), ("x", 0))], 0)
     else:
-        front = _block_steps(peel.front, itemsize, align, options)
-    packed = aligned4 and word < 4 and options.restride_bytes >= 16
+        front = _block_steps(peel.front, itemsize, align, options, every)
+    rows, length = (fn, fm) if peel.tall else (fm, fn)  # rows of `length` elements move
+    stride_from, stride_to = (fm, m) if peel.tall else (n, fn)
+    # 4-byte rows restride as fast plainly (0.91 ms against 0.98 ms through 8-byte words for float32 32768x8191)
+    packed = _packed_word(word, every, options.restride_bytes) if word < 4 else 0
     unit, kernel = (1, kernels.restride_rows_packed) if packed else (word, kernels.restride_rows)
     units = itemsize // unit  # per element
     block = max(1, options.restride_bytes // unit)
-    rows, length = (fn, fm) if peel.tall else (fm, fn)  # rows of `length` elements move
     parts = math.ceil(length * units / block)
     counters = 1 + rows * parts
     front_base = edge_bytes + -(-4 * counters // 16) * 16
     front_steps = [s._replace(first=_scratch_at(s.first, front_base), second=_scratch_at(s.second, front_base))
                    for s in front.steps]
-    stride_from, stride_to = (fm, m) if peel.tall else (n, fn)
     ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, edge_bytes // unit)
-    restride = Launch(kernel, min(rows * parts, 2048), ints + ((m * n * itemsize,) if packed else ()),
-                      {"DESCENDING": peel.tall, "BLOCK": block}, 8, unit)
+    constexprs = {"DESCENDING": peel.tall, "BLOCK": block} | ({"WORD": packed} if packed else {})
+    restride = Launch(kernel, min(rows * parts, 2048), ints + ((m * n * itemsize,) if packed else ()), constexprs, 8,
+                      unit)
     moves = [_zero(edge_bytes, counters), Step(restride, ("x", 0), ("scratch", 0))]
     if peel.tall:  # the last r rows; then element (t, j) of the edge to row j, column fm + t
         save = _copy_2d(r, n, (n, 1), (n, 1), words, word), ("x", fm * n * itemsize), ("scratch", 0)
@@ -228,39 +238,61 @@ def _copy_2d(rows: int, cols: int, src: tuple[int, int], dst: tuple[int, int], w
                   {"BLOCK_R": block_r, "BLOCK_C": block_c, "WORDS": words}, 4, word)
 
 
-def _block_steps(form, itemsize: int, align: int, options: BlockOptions) -> RectangularPlan:
+def _packed_word(word: int, every: int, block_bytes: int) -> int:
+    """The word (8 or 4 bytes) of moves funnel-shifted through whole words when elements are moved `word` bytes at a
+    time and every matrix starts at a multiple of it; 0 where plain moves are as wide or the block is too small."""
+    wide = next((w for w in (8, 4) if every % w == 0), 0)
+    return wide if word < wide and block_bytes >= 4 * wide else 0
+
+
+def _block_steps(form, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
     """The block form: square blocks in place, then the chunk permutation (tall), or the other way round (wide)."""
     square = Step(square_launch(form.squares, form.side, itemsize, square_word(itemsize, align)), ("x", 0), ("x", 0))
-    moves = _cycle_steps(chunk_source(form), form.side * itemsize, align, options)
+    moves = _cycle_steps(chunk_source(form), form.side * itemsize, align, options, every,
+                         form.squares * form.side ** 2 * itemsize)
     return moves._replace(steps=[square, *moves.steps] if form.tall else [*moves.steps, square])
 
 
-def _cycle_steps(source: np.ndarray, chunk_bytes: int, align: int, options: BlockOptions) -> RectangularPlan:
-    """Chunk d takes chunk source[d] (cornerturn.cycles). Scratch: the saved slots of cut cycles, then the cycle
-    table (Segments.packed), copied there from buffer "table" first."""
+def _cycle_steps(source: np.ndarray, chunk_bytes: int, align: int, options: BlockOptions, every: int,
+                 size: int) -> RectangularPlan:
+    """Chunk d takes chunk source[d] (cornerturn.cycles) in the first `size` bytes of x. Scratch: the saved slots of
+    cut cycles, then the cycle table (Segments.packed), copied there from buffer "table" first. Chunks whose size is
+    not a multiple of 8 bytes move through whole words (cycles_move_packed) where every matrix is aligned to one."""
     from . import kernels
 
     word = next(w for w in (8, 4, 2, 1) if chunk_bytes % w == 0 and align % w == 0)
-    chunk_words = chunk_bytes // word
     moved = int(np.count_nonzero(source != np.arange(len(source))))
     if not moved:  # N x 1 or 1 x N blocks: every chunk stays
         return RectangularPlan([], 0)
     wanted = min(options.segments, max(64, options.saved_bytes // chunk_bytes))
     work = segments(source, segment_length(moved, wanted))
     table = work.packed()
-    block = min(options.block, 1 << (chunk_words - 1).bit_length())
-    parts = math.ceil(chunk_words / block)
-    warps = max(1, min(8, block // 256))
+    whole = 1 << (chunk_bytes - 1).bit_length()
+    packed = _packed_word(word, every, min(options.block * 8, whole))
+    block_bytes = min(options.block * (packed or word), whole)  # options.block words of a program
+    unit = 1 if packed else word
+    chunk_units = chunk_bytes // unit
+    block = max(1, block_bytes // unit)
+    parts = math.ceil(chunk_units / block)
+    warps = max(1, min(8, block // packed // 128 if packed else block // 256))
     saved_bytes = -(-len(work.saved) * chunk_bytes // 16) * 16
-    table_word = saved_bytes // word
+    table_at = saved_bytes // unit
     copy = Launch(kernels.copy_words, math.ceil(len(table) / 1024), (len(table),), {"BLOCK": 1024}, 4, 4)
     steps = [Step(copy, ("table", 0), ("scratch", saved_bytes))]
+    at = (table_at, 3 * work.count)
+    if packed:
+        save = Launch(kernels.cycles_save_packed, len(work.saved) * parts, (chunk_bytes, parts, *at, size),
+                      {"BLOCK": block, "WORD": packed}, warps, 1)
+        move = Launch(kernels.cycles_move_packed, work.count * parts,
+                      (chunk_bytes, parts, table_at, 3 * work.count + len(work.saved), size, saved_bytes),
+                      {"BLOCK": block, "WORD": packed}, warps, 1)
+    else:
+        save = Launch(kernels.cycles_save, len(work.saved) * parts, (chunk_units, parts, *at), {"BLOCK": block},
+                      warps, word)
+        move = Launch(kernels.cycles_move, work.count * parts,
+                      (chunk_units, parts, table_at, 3 * work.count + len(work.saved)), {"BLOCK": block}, warps, word)
     if len(work.saved):
-        save = Launch(kernels.cycles_save, len(work.saved) * parts, (chunk_words, parts, table_word, 3 * work.count),
-                      {"BLOCK": block}, warps, word)
         steps.append(Step(save, ("x", 0), ("scratch", 0)))
-    move = Launch(kernels.cycles_move, work.count * parts,
-                  (chunk_words, parts, table_word, 3 * work.count + len(work.saved)), {"BLOCK": block}, warps, word)
     steps.append(Step(move, ("x", 0), ("scratch", 0)))
     return RectangularPlan(steps, saved_bytes + 4 * len(table), table.tobytes())
 
