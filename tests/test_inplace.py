@@ -59,7 +59,8 @@ def test_read_only_is_refused(rng):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70)], ids=str)
-def test_gpu_square_kernel_in_the_interpreter(dtype, shape, rng):
+@pytest.mark.parametrize("block", [None, 8], ids=["default tiles", "tiles of 8"])
+def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch, square_word
@@ -69,5 +70,6 @@ def test_gpu_square_kernel_in_the_interpreter(dtype, shape, rng):
     n, batch = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
     word = square_word(x.itemsize, x.__array_interface__["data"][0])
     words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[word]))
-    square_launch(batch, n, x.itemsize, word).run_tensors(words, words)
+    # tiles of 8 on 70 x 70: 9 x 9 tiles, 45 pairs a matrix, numbered across the batch
+    square_launch(batch, n, x.itemsize, word, block).run_tensors(words, words)
     assert_bits_equal(x, want)

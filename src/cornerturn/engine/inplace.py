@@ -26,7 +26,7 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
-    return Launch(kernels.transpose_square_inplace, batch * tiles * tiles, (n, n * n * words, tiles),
+    return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2), (n, n * n * words, tiles),
                   {"BLOCK": block, "WORDS": words, "WIDE": wide}, num_warps, word)
 
 

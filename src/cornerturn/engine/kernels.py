@@ -18,7 +18,7 @@ axes) and each output row segment of 2 x BLOCK_R words is stored whole.
 
 transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a square matrix: it loads the tile
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
-transposed into the other's place. Programs with ti > tj return at once.
+transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti).
 
 The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
@@ -137,23 +137,38 @@ def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
 
 
 @triton.jit
+def _tile_pair_of_program(tiles, WIDE: tl.constexpr):
+    """(matrix, ti, tj), ti <= tj, of this program: pairs numbered t = tj (tj + 1) / 2 + ti, so that no program
+    is launched for a tile below the diagonal (about 4% faster for complex128 8192x8192, where tiles are 16 x 16)."""
+    pid = tl.program_id(0)
+    if WIDE:
+        pid = pid.to(tl.int64)
+    per_matrix = tiles * (tiles + 1) // 2
+    b = pid // per_matrix
+    t = pid - b * per_matrix
+    tj = ((tl.sqrt((8 * t + 1).to(tl.float64)) - 1) / 2).to(t.dtype)  # then corrected by one either way
+    tj = tl.where((tj + 1) * (tj + 2) // 2 <= t, tj + 1, tj)
+    tj = tl.where(tj * (tj + 1) // 2 > t, tj - 1, tj)
+    return b, t - tj * (tj + 1) // 2, tj
+
+
+@triton.jit
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.constexpr, WORDS: tl.constexpr,
                              WIDE: tl.constexpr):
-    b, ti, tj = _tile_of_program(tiles, tiles, WIDE)
-    if ti <= tj:
-        i = ti * BLOCK + tl.arange(0, BLOCK)
-        j = tj * BLOCK + tl.arange(0, BLOCK)
-        base = a_ptr + b * batch_stride
-        mask = (i[:, None] < n) & (j[None, :] < n)
-        w = tl.arange(0, WORDS)[None, None, :]
-        here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
-        mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
-        m3 = mask[:, :, None]
-        upper = tl.load(here, mask=m3)
-        lower = tl.load(mirror, mask=m3)
-        tl.debug_barrier()
-        tl.store(mirror, upper, mask=m3)
-        tl.store(here, lower, mask=m3)
+    b, ti, tj = _tile_pair_of_program(tiles, WIDE)
+    i = ti * BLOCK + tl.arange(0, BLOCK)
+    j = tj * BLOCK + tl.arange(0, BLOCK)
+    base = a_ptr + b * batch_stride
+    mask = (i[:, None] < n) & (j[None, :] < n)
+    w = tl.arange(0, WORDS)[None, None, :]
+    here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
+    mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
+    m3 = mask[:, :, None]
+    upper = tl.load(here, mask=m3)
+    lower = tl.load(mirror, mask=m3)
+    tl.debug_barrier()
+    tl.store(mirror, upper, mask=m3)
+    tl.store(here, lower, mask=m3)
 
 
 @triton.jit
