@@ -1,8 +1,12 @@
-"""In-place transposition of non-square matrices on the CPU (Numba, parallel): the three passes of `ckg`.
+"""In-place transposition of non-square matrices on the CPU (Numba, parallel): the block form where one side
+divides the other (cornerturn.blocks), else the three passes of `ckg`.
 
-Column passes: each thread copies a band of whole columns (one cache line wide) into its scratch, then writes the
-band back gathered, row by row. Row pass: each thread copies a row into its scratch and scatters it back.
-Scratch: threads x max(M x band, N) elements. Matrices small enough go out of place through scratch instead.
+Block form: the square blocks go through the square kernel (cpu.inplace), and the row chunks move along their
+cycles, one segment of a cycle per task, a whole chunk (a contiguous row) at a time; cut cycles close with their
+saved chunk. Column passes: each thread copies a band of whole columns (one cache line wide) into its scratch,
+then writes the band back gathered, row by row. Row pass: each thread copies a row into its scratch and scatters
+it back. Scratch: threads x max(M x band, N) elements for the passes; the saved chunks (at most SAVED_BYTES and
+64 chunks) and one chunk per segment for the block form. Matrices small enough go out of place through scratch.
 """
 
 from __future__ import annotations
@@ -11,9 +15,54 @@ import numba
 import numpy as np
 from numba import prange
 
+from ..blocks import block_form, chunk_source
 from ..ckg import Decomposition
+from ..cycles import segment_length, segments
 
 SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, then copied back
+MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
+SAVED_BYTES = 4 << 20  # bound on the chunks saved to close cut cycles (unless 64 chunks are more)
+
+
+@numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+def _move_chunks(chunks, table, order, held):
+    """Each segment (start, length, slot) of `table` moves its chunks down its chain in `order` (order[k] takes
+    order[k + 1]); the last takes the segment's own first chunk, or held[slot] for a cut cycle."""
+    for g in prange(table.shape[0]):
+        start, length, slot = table[g, 0], table[g, 1], table[g, 2]
+        first = chunks[order[start]].copy()
+        for k in range(start, start + length - 1):
+            chunks[order[k]] = chunks[order[k + 1]]
+        if slot < 0:
+            chunks[order[start + length - 1]] = first
+        else:
+            chunks[order[start + length - 1]] = held[slot]
+
+
+def block_steps(x: np.ndarray) -> int | None:
+    """The block form on one M x N matrix of words `x` (C-contiguous) when it applies; the bytes of chunks it saved
+    (None: the form does not apply)."""
+    from .inplace import square_kernel
+
+    m, n = x.shape
+    form = block_form(m, n)
+    if form is None or form.side * x.itemsize < MIN_CHUNK_BYTES:
+        return None
+    flat = x.reshape(-1)
+    squares = flat.reshape(form.squares, form.side, form.side)
+    chunks = flat.reshape(form.chunks, form.side)
+    source = chunk_source(form)
+    moved = int(np.count_nonzero(source != np.arange(len(source))))
+    wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * x.itemsize))
+    work = segments(source, segment_length(moved, min(wanted, 4096)))
+    if form.tall:
+        square_kernel()(squares)
+    held = chunks[work.saved]  # a copy: the chunks that close cut cycles, taken before any moves
+    if work.count:
+        _move_chunks(chunks, work.table, work.order, held)
+    if not form.tall:
+        square_kernel()(squares)
+    return held.nbytes
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
@@ -91,15 +140,16 @@ def transpose_matrix(x: np.ndarray, scratch: np.ndarray) -> None:
     _columns(x, scratch, band, d.b, d.a, True)
 
 
-def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES) -> int:
+def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: bool = True) -> int:
     """Transpose each matrix of `words` (batch, M, N), C-contiguous, in place; the memory then holds (batch, N, M).
-
-    Returns the scratch bytes it allocated.
+    The block form where it applies (`blocks`), else the three passes. Returns the scratch bytes it allocated.
     """
     count, m, n = words.shape
     matrix_bytes = m * n * words.itemsize
     if matrix_bytes <= small_bytes:
         return _through_scratch(words, max(1, small_bytes // max(matrix_bytes, 1)))
+    if blocks and block_form(m, n) is not None and min(m, n) * words.itemsize >= MIN_CHUNK_BYTES:
+        return max(block_steps(words[k]) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):
