@@ -21,7 +21,7 @@ from ..cycles import segment_length, segments
 
 SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, then copied back
 MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
-SAVED_BYTES = 4 << 20  # bound on the chunks saved to close cut cycles (unless 64 chunks are more)
+SAVED_BYTES = 1 << 20  # bound on the chunks saved to close cut cycles (unless 64 chunks are more)
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
