@@ -85,6 +85,12 @@ def segment_length(moved: int, wanted_segments: int) -> int:
     return max(2, math.ceil(moved / max(1, wanted_segments)))
 
 
+def cut(source: np.ndarray, wanted_segments: int) -> Segments:
+    """The cycles of `source` cut into about `wanted_segments` segments of equal length (none if no chunk moves)."""
+    moved = int(np.count_nonzero(np.asarray(source) != np.arange(len(source))))
+    return segments(source, segment_length(moved, wanted_segments))
+
+
 def apply(chunks: np.ndarray, s: Segments) -> None:
     """What the two GPU launches do, in NumPy: permute the rows of `chunks` in place."""
     held = chunks[s.saved].copy()

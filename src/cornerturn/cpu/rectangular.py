@@ -15,9 +15,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..blocks import block_form, chunk_source
+from ..blocks import BlockForm, block_form, chunk_source
 from ..ckg import Decomposition
-from ..cycles import segment_length, segments
+from ..cycles import Segments, cut
 
 SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, then copied back
 MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
@@ -39,22 +39,20 @@ def _move_chunks(chunks, table, order, held):
             chunks[order[start + length - 1]] = held[slot]
 
 
-def block_steps(x: np.ndarray) -> int | None:
-    """The block form on one M x N matrix of words `x` (C-contiguous) when it applies; the bytes of chunks it saved
-    (None: the form does not apply)."""
+def cpu_block_form(m: int, n: int, itemsize: int) -> BlockForm | None:
+    """The block form of an M x N matrix where it applies on the CPU: chunks of at least MIN_CHUNK_BYTES."""
+    form = block_form(m, n)
+    return form if form is not None and form.side * itemsize >= MIN_CHUNK_BYTES else None
+
+
+def block_steps(x: np.ndarray, form: BlockForm, work: Segments) -> int:
+    """The block form on one M x N matrix of words `x` (C-contiguous): `work` is the chunk permutation's segments.
+    Returns the bytes of chunks it saved."""
     from .inplace import square_kernel
 
-    m, n = x.shape
-    form = block_form(m, n)
-    if form is None or form.side * x.itemsize < MIN_CHUNK_BYTES:
-        return None
     flat = x.reshape(-1)
     squares = flat.reshape(form.squares, form.side, form.side)
     chunks = flat.reshape(form.chunks, form.side)
-    source = chunk_source(form)
-    moved = int(np.count_nonzero(source != np.arange(len(source))))
-    wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * x.itemsize))
-    work = segments(source, segment_length(moved, min(wanted, 4096)))
     if form.tall:
         square_kernel()(squares)
     held = chunks[work.saved]  # a copy: the chunks that close cut cycles, taken before any moves
@@ -148,8 +146,11 @@ def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: b
     matrix_bytes = m * n * words.itemsize
     if matrix_bytes <= small_bytes:
         return _through_scratch(words, max(1, small_bytes // max(matrix_bytes, 1)))
-    if blocks and block_form(m, n) is not None and min(m, n) * words.itemsize >= MIN_CHUNK_BYTES:
-        return max(block_steps(words[k]) for k in range(count))
+    form = cpu_block_form(m, n, words.itemsize) if blocks else None
+    if form is not None:
+        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * words.itemsize))
+        work = cut(chunk_source(form), min(wanted, 4096))  # the same cycles for every matrix of the batch
+        return max(block_steps(words[k], form, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):

@@ -500,6 +500,21 @@ def _wait_for_sources(flags, item, start, end, src0, src_stride, rows, length, p
 
 
 @triton.jit
+def _restride_counters(scratch_ptr, counters):
+    """The ticket counter of restride_rows (int32, at word offset `counters` of the scratch) and its item flags."""
+    count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
+    return count, count + 1
+
+
+@triton.jit
+def _restride_item(ticket, total, parts, DESCENDING: tl.constexpr):
+    """Work item of a ticket (rows in descending or ascending order of source position): (item, row, part)."""
+    item = total - 1 - ticket if DESCENDING else ticket
+    k = item // parts
+    return item, k, item - k * parts
+
+
+@triton.jit
 def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride, parts, counters,
                   DESCENDING: tl.constexpr, BLOCK: tl.constexpr):
     """Row k's `length` words move from src0 + k * src_stride to k * dst_stride. Work item (k, p): BLOCK words
@@ -508,14 +523,11 @@ def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride
     its destination overlaps has said so, and stores. Those items come earlier in the order, to programs
     already running that wait on nothing before their flag, so the launch cannot deadlock. Counters (int32,
     zeroed before, at word offset `counters` of the scratch): the ticket, then a flag per item."""
-    count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
-    flags = count + 1
+    count, flags = _restride_counters(scratch_ptr, counters)
     total = rows * parts
     ticket = tl.atomic_add(count, 1)
     while ticket < total:
-        item = total - 1 - ticket if DESCENDING else ticket
-        k = item // parts
-        p = item - k * parts
+        item, k, p = _restride_item(ticket, total, parts, DESCENDING)
         offsets = tl.arange(0, BLOCK)
         mask = p * BLOCK + offsets < length
         source = src0 + k.to(tl.int64) * src_stride + p * BLOCK
@@ -576,14 +588,11 @@ def restride_rows_packed(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst
                          DESCENDING: tl.constexpr, BLOCK: tl.constexpr, WORD: tl.constexpr):
     """restride_rows in bytes (x aligned to WORD, 4 or 8, and `size` bytes long) whose rows start at addresses
     that are not word multiples: whole words funnel-shifted (_funnel_read), so accesses stay WORD bytes wide."""
-    count = (scratch_ptr + counters).to(tl.pointer_type(tl.int32), bitcast=True)
-    flags = count + 1
+    count, flags = _restride_counters(scratch_ptr, counters)
     total = rows * parts
     ticket = tl.atomic_add(count, 1)
     while ticket < total:
-        item = total - 1 - ticket if DESCENDING else ticket
-        k = item // parts
-        p = item - k * parts
+        item, k, p = _restride_item(ticket, total, parts, DESCENDING)
         d0 = k.to(tl.int64) * dst_stride + p * BLOCK
         d1 = d0 + tl.minimum(BLOCK, length - p * BLOCK)
         d, inside, v, b, bytes_mask, e = _funnel_read(x_ptr, src0 + k.to(tl.int64) * src_stride + p * BLOCK, d0, d1,

@@ -32,7 +32,7 @@ import numpy as np
 from ..arrays import ArrayView, empty_like_library, view_of
 from ..blocks import block_form, chunk_source, peel_form
 from ..ckg import Decomposition
-from ..cycles import segment_length, segments
+from ..cycles import cut
 from ..problem import canonical
 from .inplace import square_launch, square_word
 from .launch import Launch
@@ -261,11 +261,9 @@ def _cycle_steps(source: np.ndarray, chunk_bytes: int, align: int, options: Bloc
     from . import kernels
 
     word = next(w for w in (8, 4, 2, 1) if chunk_bytes % w == 0 and align % w == 0)
-    moved = int(np.count_nonzero(source != np.arange(len(source))))
-    if not moved:  # N x 1 or 1 x N blocks: every chunk stays
+    work = cut(source, min(options.segments, max(64, options.saved_bytes // chunk_bytes)))
+    if not work.count:  # N x 1 or 1 x N blocks: every chunk stays
         return RectangularPlan([], 0)
-    wanted = min(options.segments, max(64, options.saved_bytes // chunk_bytes))
-    work = segments(source, segment_length(moved, wanted))
     table = work.packed()
     whole = 1 << (chunk_bytes - 1).bit_length()
     packed = _packed_word(word, every, min(options.block * 8, whole))
