@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The several-GPU checks and benchmark, on a machine with NPROC GPUs (run from the repository root):
-#   NPROC=2 ROWS=32768 COLS=32768 CHUNKS="1 8" OUT=/some/dir scripts/gpu_distributed.sh
+#   NPROC=2 ROWS=32768 COLS=32768 DTYPE=float32 RUNS="direct:4 all_to_all:8" OUT=/some/dir scripts/gpu_distributed.sh
 # 1. the GPU tests of the sharded transpose's building blocks; 2. tests/dist_worker.py over NCCL (uneven splits,
-# an empty rank, six dtypes, the same error on every rank); 3. `cornerturn bench --distributed` for each
-# pipeline depth in CHUNKS. The benchmark JSON and the logs land in $OUT.
+# an empty rank, six dtypes, both methods, the same error on every rank); 3. `cornerturn bench --distributed`
+# for each METHOD:CHUNKS in RUNS. The benchmark JSON and the logs land in $OUT.
 set -u
-NPROC=${NPROC:-2}; ROWS=${ROWS:-32768}; COLS=${COLS:-32768}; CHUNKS=${CHUNKS:-"1 8"}; REPEATS=${REPEATS:-10}
+NPROC=${NPROC:-2}; ROWS=${ROWS:-32768}; COLS=${COLS:-32768}; RUNS=${RUNS:-"direct:4 all_to_all:8"}; DTYPE=${DTYPE:-float32}; REPEATS=${REPEATS:-10}
 OUT=${OUT:?set OUT}
 CHECKS=$(mktemp -d)  # the correctness workers' per-rank files (summarised below), kept out of $OUT
 export NCCL_NVLS_ENABLE=0 TRITON_INTERPRET=0 PYTHONUNBUFFERED=1
@@ -29,9 +29,10 @@ sys.exit(0 if not bad and same_errors else 1)
 PY
     [ -s "$CHECKS/check-$n.0.json" ] || tail -25 "$CHECKS/check-$n.log"
 done
-for c in $CHUNKS; do
+for run in $RUNS; do
+    m=${run%%:*}; c=${run##*:}
     torchrun --standalone --nproc-per-node "$NPROC" -m cornerturn.cli bench --distributed --rows "$ROWS" \
-        --cols "$COLS" --chunks "$c" --repeats "$REPEATS" --json "$OUT/distributed-${NPROC}x-chunks$c.json" \
-        2>&1 | grep -v Warning | tail -12 || status=1
+        --cols "$COLS" --dtype "$DTYPE" --method "$m" --chunks "$c" --repeats "$REPEATS" \
+        --json "$OUT/distributed-${NPROC}x-$DTYPE-$m-chunks$c.json" 2>&1 | grep -v Warning | tail -12 || status=1
 done
 exit $status

@@ -54,25 +54,29 @@ def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device()) if on_gpus else torch.device("cpu")
     rank, ranks = dist.get_rank(), dist.get_world_size()
     seen = {"ranks": ranks, "cases": []}
-    for rows, cols, dtype, how in CASES:
+    methods = ["all_to_all", "direct"] if on_gpus else ["auto"]  # Gloo takes the all-to-all
+    for (rows, cols, dtype, how), method in [(c, m) for m in methods for c in CASES]:
         g = whole(rows, cols, dtype)
         sizes = splits(rows, ranks, how)
         start = sum(sizes[:rank])
-        part = cd.transpose(g[start:start + sizes[rank]].clone().to(device), chunks=1 + (rows % 3))
+        part = cd.transpose(g[start:start + sizes[rank]].clone().to(device), chunks=1 + (rows % 3), method=method)
         parts = [None] * ranks
         dist.all_gather_object(parts, part.cpu())
         got = torch.cat(parts, dim=0)
         want = g.t().contiguous()
-        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes}",
+        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes} {method}",
                               "shape_ok": tuple(got.shape) == (cols, rows),
                               "rows_ok": [p.shape[0] for p in parts] == cd.output_rows(cols, ranks),
                               "exact": got.shape == want.shape and bool(torch.equal(as_bytes(got), as_bytes(want)))})
     errors = {}
-    for name, local in {"columns": torch.zeros(3, 5 + rank),
-                        "dtype": torch.zeros(3, 5, dtype=torch.float32 if rank else torch.float64),
-                        "ndim": torch.zeros(3, 5) if rank else torch.zeros(3, 5, 2)}.items():
+    for name, local, options in [("columns", torch.zeros(3, 5 + rank), {}),
+                                 ("dtype", torch.zeros(3, 5, dtype=torch.float32 if rank else torch.float64), {}),
+                                 ("ndim", torch.zeros(3, 5) if rank else torch.zeros(3, 5, 2), {}),
+                                 ("chunks", torch.zeros(3, 5), {"chunks": 1 + rank}),
+                                 ("method", torch.zeros(3, 5), {"method": "direct" if rank else "sideways"})
+                                 ] + ([] if on_gpus else [("direct", torch.zeros(3, 5), {"method": "direct"})]):
         try:
-            cd.transpose(local.to(device))
+            cd.transpose(local.to(device), **options)
             errors[name] = None
         except ValueError as exc:
             errors[name] = str(exc)

@@ -27,12 +27,29 @@ def test_row_sharded_transpose_on_gloo(ranks, tmp_path):
     seen = [json.loads((tmp_path / f"seen.{r}.json").read_text()) for r in range(ranks)]
     for case in seen[0]["cases"]:
         assert case["shape_ok"] and case["rows_ok"] and case["exact"], case
-    for name in ("columns", "dtype", "ndim"):
+    for name in ("columns", "dtype", "ndim", "chunks", "method", "direct"):
         messages = {s["errors"][name] for s in seen}
         assert len(messages) == 1 and None not in messages, (name, messages)
     assert "disagree on the number of columns" in seen[0]["errors"]["columns"]
     assert "disagree on the dtype" in seen[0]["errors"]["dtype"]
     assert "rank 0 holds a 3-D tensor" in seen[0]["errors"]["ndim"]
+    assert "ranks disagree on chunks: rank 0: 1, rank 1: 2" in seen[0]["errors"]["chunks"]
+    assert "method must be one of auto, all_to_all, direct (rank 0)" in seen[0]["errors"]["method"]
+    assert "method='direct' needs every rank on one host, on a GPU" in seen[0]["errors"]["direct"]
+
+
+def test_direct_workspace_regions():
+    from cornerturn.distributed.direct import ALIGN, regions
+
+    in_rows, size = [5, 0, 7, 3], 8
+    for d, out_rows_d in enumerate([4, 4, 3, 3]):
+        offsets = regions(out_rows_d, in_rows, d, size)
+        assert len(offsets) == len(in_rows) + 1 and all(o % ALIGN == 0 for o in offsets)
+        for s, m in enumerate(in_rows):
+            held = offsets[s + 1] - offsets[s]
+            want = 0 if s == d else m * out_rows_d * size
+            assert want <= held < want + ALIGN  # each source's block fits, d's own slot is empty
+    assert regions(3, [2, 2], 0, 4) == [0, 0, 256]
 
 
 def test_output_rows_are_as_even_as_possible():

@@ -40,11 +40,12 @@ def cmd_bench_distributed(args: argparse.Namespace) -> int:
         return 2
     from .distributed.bench import run
 
-    report = run(args.rows, args.cols, args.dtype, args.repeats, args.chunks)
+    report = run(args.rows, args.cols, args.dtype, args.repeats, args.chunks, args.method)
     if report is None:
         return 0
     t = Table(title=f"{report['ranks']} ranks on {report['device']}: {report['rows']}x{report['cols']} "
-                    f"{report['dtype']} ({report['bytes'] / 2**30:.2f} GiB), median of {args.repeats}")
+                    f"{report['dtype']} ({report['bytes'] / 2**30:.2f} GiB), median of {args.repeats}, "
+                    f"cornerturn {report['method']}")
     t.add_column("method")
     t.add_column("ms", justify="right")
     for name, ms in report["median_ms"].items():
@@ -359,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cols", type=int, default=32768, help="--distributed: columns of the global matrix")
     p.add_argument("--dtype", default="float32", help="--distributed: element type")
     p.add_argument("--chunks", type=int, default=None, help="--distributed: pipeline pieces (default: by size)")
+    p.add_argument("--method", choices=("auto", "all_to_all", "direct"), default="auto",
+                   help="--distributed: direct stores over the GPU links, or pack + all_to_all + unpack "
+                        "(auto: direct where every rank can)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("lab", help="run the classic CUDA transpose kernels: check, time, model (simulator "

@@ -6,11 +6,12 @@ one more). NCCL on GPUs, Gloo on CPUs.
     torchrun --nproc-per-node 4 my_script.py      # in it: dist.init_process_group("nccl"), then
     part = cornerturn.distributed.transpose(local_rows)
 
-The exchange is one all-to-all: the local block is transposed with cornerturn's kernels (its columns bound for
-each destination come out as contiguous blocks, in destination order), exchanged with `all_to_all_single`, and
-each source's block is copied into its place in the output rows. Before any data moves, one small all-gather
-checks that every rank agrees on the number of columns and the dtype: a mismatch raises the same ValueError on
-every rank, never a hang.
+On GPUs of one host with peer access the copy engine puts each destination's columns straight into its
+symmetric-memory workspace and the destination transposes them into place (`direct`); elsewhere the local block
+is transposed with cornerturn's kernels into contiguous blocks per destination, exchanged with
+`all_to_all_single`, and each source's block is copied into its place in the output rows (`exchange`). Before
+any data moves, one small all-gather checks that every rank agrees on the columns, the dtype, the method and the
+pieces: a mismatch raises the same ValueError on every rank, never a hang.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import os
 import statistics
 from collections.abc import Callable
 
-from .exchange import output_rows, transpose
+from .exchange import _bytes, _metadata, chosen_method, output_rows, transpose
 
 
 def plain_torch_way(local, in_rows: list[int], group=None):
@@ -55,7 +55,8 @@ def _time(fn: Callable[[], object], repeats: int, cuda: bool) -> list[float]:
     return samples
 
 
-def run(rows: int, cols: int, dtype: str = "float32", repeats: int = 10, chunks: int | None = None) -> dict | None:
+def run(rows: int, cols: int, dtype: str = "float32", repeats: int = 10, chunks: int | None = None,
+        method: str = "auto") -> dict | None:
     """Benchmark on every rank; returns the report on rank 0 (None elsewhere)."""
     import torch
     import torch.distributed as dist
@@ -70,14 +71,15 @@ def run(rows: int, cols: int, dtype: str = "float32", repeats: int = 10, chunks:
     elif owned:
         dist.init_process_group("gloo")
     try:
-        return _run(rows, cols, dtype, repeats, chunks, cuda)
+        return _run(rows, cols, dtype, repeats, chunks, method, cuda)
     finally:
         if owned:
             dist.barrier()
             dist.destroy_process_group()
 
 
-def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, cuda: bool) -> dict | None:
+def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, method: str,
+         cuda: bool) -> dict | None:
     import torch
     import torch.distributed as dist
 
@@ -88,11 +90,14 @@ def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, cud
     t = getattr(torch, dtype)
     m_me = output_rows(rows, ranks)[me]
     gen = torch.Generator(device=device).manual_seed(1234 + me)
-    local = torch.randn((m_me, cols), generator=gen, device=device).to(t)
+    size = torch.empty((), dtype=t).element_size()
+    bits = torch.randint(0, 256, (m_me, cols * size), generator=gen, device=device, dtype=torch.uint8)
+    local = (bits & 1 if t == torch.bool else bits).view(t)  # random bits (NaNs too): compared as bytes
     in_rows = output_rows(rows, ranks)
-    ours = transpose(local, chunks=chunks)
+    ours = transpose(local, chunks=chunks, method=method)
+    method = chosen_method(_metadata(local, None, method, chunks), method)
     theirs = plain_torch_way(local, in_rows)
-    exact = torch.tensor([int(torch.equal(ours, theirs))], device=device)
+    exact = torch.tensor([int(torch.equal(_bytes(ours), _bytes(theirs)))], device=device)
     dist.all_reduce(exact, op=dist.ReduceOp.MIN)
     del ours, theirs
     n_me = output_rows(cols, ranks)[me]
@@ -105,13 +110,13 @@ def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, cud
 
     times = {"all_to_all alone": _time(a2a_alone, repeats, cuda),
              "plain torch way": _time(lambda: plain_torch_way(local, in_rows), repeats, cuda),
-             "cornerturn": _time(lambda: transpose(local, chunks=chunks), repeats, cuda)}
+             "cornerturn": _time(lambda: transpose(local, chunks=chunks, method=method), repeats, cuda)}
     if me != 0:
         return None
     total = rows * cols * local.element_size()
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
-        "ranks": ranks, "rows": rows, "cols": cols, "dtype": dtype, "bytes": total, "chunks": chunks,
+        "ranks": ranks, "rows": rows, "cols": cols, "dtype": dtype, "bytes": total, "chunks": chunks, "method": method,
         "device": torch.cuda.get_device_name() if cuda else "cpu", "bit_exact_vs_torch_way": bool(exact.item()),
         "median_ms": {k: v * 1e3 for k, v in med.items()},
         "samples_ms": {k: [x * 1e3 for x in v] for k, v in times.items()},

@@ -13,10 +13,20 @@ def output_rows(n: int, ranks: int) -> list[int]:
     return [n // ranks + (1 if r < n % ranks else 0) for r in range(ranks)]
 
 
-def _metadata(local: Any, group: Any) -> list[tuple[int, ...]]:
-    """One all-gather of (ndim, rows, cols, dtype code, device kind) from every rank."""
+METHODS = ("auto", "all_to_all", "direct")
+
+
+def _metadata(local: Any, group: Any, method: str = "auto", chunks: Any = None) -> list[tuple[int, ...]]:
+    """One all-gather of (ndim, rows, cols, dtype code, device kind, method code, host, direct, chunks) from every
+    rank: `host` a hash of the host name, `direct` whether this rank's GPU reaches the others' memory
+    (direct.available), `chunks` 0 for None and -1 for a value that is not a positive integer."""
+    import socket
+    import zlib
+
     import torch
     import torch.distributed as dist
+
+    from . import direct
 
     name = str(local.dtype).removeprefix("torch.") if isinstance(local, torch.Tensor) else "?"
     code = DTYPE_CODES.index(name) if name in DTYPE_CODES else -1
@@ -27,16 +37,21 @@ def _metadata(local: Any, group: Any) -> list[tuple[int, ...]]:
     device = local.device if is_tensor else torch.device("cpu")
     if dist.get_backend(group) == "nccl" and device.type != "cuda":
         device = torch.device("cuda", torch.cuda.current_device())
-    mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda")], dtype=torch.int64, device=device)
-    every = [torch.empty_like(mine) for _ in range(dist.get_world_size(group))]
-    dist.all_gather(every, mine, group=group)
-    return [tuple(int(v) for v in t.tolist()) for t in every]
+    host = zlib.crc32(socket.gethostname().encode())
+    reach = int(device.type == "cuda" and dist.get_backend(group) == "nccl" and direct.available())
+    how = METHODS.index(method) if method in METHODS else -1
+    pieces = 0 if chunks is None else chunks if type(chunks) is int and chunks > 0 else -1
+    mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda"), how, host, reach, pieces],
+                        dtype=torch.int64, device=device)
+    every = mine.new_empty(dist.get_world_size(group) * mine.numel())
+    dist.all_gather_into_tensor(every, mine, group=group)
+    return [tuple(row) for row in every.view(-1, mine.numel()).tolist()]
 
 
 def _check(meta: list[tuple[int, ...]]) -> None:
     """Raise the same ValueError on every rank where the ranks disagree (every rank sees the same `meta`)."""
     problems = []
-    for rank, (ndim, _rows, _cols, code, _kind) in enumerate(meta):
+    for rank, (ndim, _rows, _cols, code, *_rest) in enumerate(meta):
         if ndim != 2:
             problems.append(f"rank {rank} holds a {ndim}-D tensor (need 2-D local rows)" if ndim >= 0
                             else f"rank {rank} holds no torch tensor")
@@ -51,8 +66,28 @@ def _check(meta: list[tuple[int, ...]]) -> None:
                 f"rank {r}: {DTYPE_CODES[m[3]]}" for r, m in enumerate(meta)))
         if len({m[4] for m in meta}) > 1:
             problems.append("ranks disagree on the device kind (some CUDA, some CPU)")
+        if any(m[5] < 0 for m in meta):
+            problems.append("method must be one of " + ", ".join(METHODS) + " (rank " + ", ".join(
+                str(r) for r, m in enumerate(meta) if m[5] < 0) + ")")
+        elif len({m[5] for m in meta}) > 1:
+            problems.append("ranks disagree on the method: " + ", ".join(
+                f"rank {r}: {METHODS[m[5]]}" for r, m in enumerate(meta)))
+        if any(m[8] < 0 for m in meta):
+            problems.append("chunks must be a positive integer or None (rank " + ", ".join(
+                str(r) for r, m in enumerate(meta) if m[8] < 0) + ")")
+        elif len({m[8] for m in meta}) > 1:
+            problems.append("ranks disagree on chunks: " + ", ".join(
+                f"rank {r}: {m[8] or None}" for r, m in enumerate(meta)))
+        if all(m[5] == METHODS.index("direct") for m in meta) and not _direct_possible(meta):
+            problems.append("method='direct' needs every rank on one host, on a GPU that reaches the others' "
+                            "memory, with NCCL and torch symmetric memory; use method='all_to_all'")
     if problems:
         raise ValueError("cornerturn.distributed.transpose: " + "; ".join(problems))
+
+
+def _direct_possible(meta: list[tuple[int, ...]]) -> bool:
+    """Every rank on one host, on CUDA with NCCL, reaching every other GPU (see direct.available)."""
+    return len({m[6] for m in meta}) == 1 and all(m[4] and m[7] for m in meta)
 
 
 def _bytes(t: Any) -> Any:
@@ -68,25 +103,40 @@ def _bytes(t: Any) -> Any:
 PIPELINE_FROM_BYTES = 64 << 20  # local blocks from this size are exchanged in chunks, overlapping the copies
 
 
-def transpose(local: Any, *, group: Any = None, chunks: int | None = None) -> Any:
+def transpose(local: Any, *, group: Any = None, chunks: int | None = None, method: str = "auto") -> Any:
     """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module).
 
-    `chunks` splits each destination's columns into that many pieces: piece k+1 is packed while piece k is on the
-    wire, and piece k is unpacked while piece k+1 is (default: 1 below PIPELINE_FROM_BYTES per rank, else 8).
-    The rank's own block never goes through the exchange: it is transposed straight into its columns of the
-    output while the other blocks are on the wire.
+    `method`: "direct" stores each destination's columns, transposed, straight into its memory over the GPU
+    links (torch symmetric memory; one host, NCCL, peer access: see `direct`); "all_to_all" packs, exchanges
+    with `all_to_all_single` and unpacks; "auto" takes "direct" where every rank can, else "all_to_all".
+    `chunks` splits each destination's columns into that many pieces, so that piece k is copied into place
+    while piece k+1 is on the wire (default: 1 below PIPELINE_FROM_BYTES per rank, else 8 for the all-to-all
+    and DIRECT_CHUNKS direct). The rank's own block never leaves it: it is transposed straight into its
+    columns of the output while the other blocks are on the wire.
     """
     import torch.distributed as dist
 
-    meta = _metadata(local, group)
+    from . import direct
+
+    meta = _metadata(local, group, method, chunks)
     _check(meta)
     ranks = dist.get_world_size(group)
     in_rows = [m[1] for m in meta]
     out_rows = output_rows(meta[0][2], ranks)
-    return _all_to_all(local, group, chunks, in_rows, out_rows)
+    big = local.numel() * local.element_size() >= PIPELINE_FROM_BYTES
+    if chosen_method(meta, method) == "direct":
+        return direct.transpose(local, group, chunks or (direct.DIRECT_CHUNKS if big else 1), in_rows, out_rows)
+    return _all_to_all(local, group, chunks or (8 if big else 1), in_rows, out_rows)
 
 
-def _all_to_all(local: Any, group: Any, chunks: int | None, in_rows: list[int], out_rows: list[int]) -> Any:
+def chosen_method(meta: list[tuple[int, ...]], method: str) -> str:
+    """The method a call with this (checked) metadata takes: "auto" is "direct" where every rank can."""
+    if method == "auto":
+        return "direct" if len(meta) > 1 and _direct_possible(meta) else "all_to_all"
+    return method
+
+
+def _all_to_all(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows: list[int]) -> Any:
     """Pack, all_to_all_single, unpack, in `chunks` pipelined pieces (see transpose)."""
     import torch.distributed as dist
 
@@ -94,8 +144,6 @@ def _all_to_all(local: Any, group: Any, chunks: int | None, in_rows: list[int], 
 
     ranks, me = dist.get_world_size(group), dist.get_rank(group)
     m_me, m_total, size = local.shape[0], sum(in_rows), local.element_size()
-    if chunks is None:
-        chunks = 8 if local.numel() * size >= PIPELINE_FROM_BYTES else 1
     col_starts = [sum(out_rows[:d]) for d in range(ranks)]
     row_starts = [sum(in_rows[:s]) for s in range(ranks)]
     others_in = [0 if s == me else m for s, m in enumerate(in_rows)]  # rows received from each rank
