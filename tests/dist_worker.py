@@ -55,7 +55,13 @@ def main() -> None:
     rank, ranks = dist.get_rank(), dist.get_world_size()
     seen = {"ranks": ranks, "cases": []}
     methods = ["all_to_all", "direct"] if on_gpus else ["auto"]  # Gloo takes the all-to-all
-    for (rows, cols, dtype, how), method in [(c, m) for m in methods for c in CASES]:
+    runs = [(c, m) for m in methods for c in CASES]
+    if on_gpus:  # once more after the workspaces were freed: a new one is allocated
+        runs.append((CASES[-1], "release, then direct"))
+    for (rows, cols, dtype, how), method in runs:
+        if method.startswith("release"):
+            seen["freed"] = cd.release()
+            method = "direct"
         g = whole(rows, cols, dtype)
         sizes = splits(rows, ranks, how)
         start = sum(sizes[:rank])
@@ -64,7 +70,8 @@ def main() -> None:
         dist.all_gather_object(parts, part.cpu())
         got = torch.cat(parts, dim=0)
         want = g.t().contiguous()
-        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes} {method}",
+        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes} {method}" + (
+                                  " after release" if "freed" in seen else ""),
                               "shape_ok": tuple(got.shape) == (cols, rows),
                               "rows_ok": [p.shape[0] for p in parts] == cd.output_rows(cols, ranks),
                               "exact": got.shape == want.shape and bool(torch.equal(as_bytes(got), as_bytes(want)))})

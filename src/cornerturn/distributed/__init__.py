@@ -16,6 +16,7 @@ pieces: a mismatch raises the same ValueError on every rank, never a hang.
 
 from __future__ import annotations
 
+from .direct import release
 from .exchange import output_rows, transpose
 
-__all__ = ["output_rows", "transpose"]
+__all__ = ["output_rows", "release", "transpose"]

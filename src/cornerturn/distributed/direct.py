@@ -36,7 +36,7 @@ class Workspace:
     done: Any = None  # an event after the last copy out of this workspace (the next call's stores wait for it)
 
 
-_workspaces: dict[tuple[str, int], Workspace] = {}
+_workspaces: dict[tuple[str, int, int], Workspace] = {}
 _streams_of: dict[int, tuple[Any, Any]] = {}
 
 
@@ -68,7 +68,7 @@ def workspace(group: Any, nbytes: int, device: Any) -> Workspace:
     import torch.distributed._symmetric_memory as symm_mem
 
     group = group or dist.group.WORLD
-    key = (group.group_name, device.index)
+    key = (group.group_name, id(group), device.index)  # a group made again under the same name is another
     ws = _workspaces.get(key)
     if ws is not None and ws.tensor.numel() >= nbytes:
         return ws
@@ -87,6 +87,20 @@ def workspace(group: Any, nbytes: int, device: Any) -> Workspace:
     ws = Workspace(tensor, handle, peers)
     _workspaces[key] = ws
     return ws
+
+
+def release() -> int:
+    """Free every workspace this process holds, after the work that uses them; returns how many bytes. Call it on
+    every rank of a group at the same point: the next direct transpose then allocates a new workspace, which is
+    a collective that every rank must join."""
+    import torch
+
+    freed = 0
+    for (_name, _group, index), ws in list(_workspaces.items()):
+        torch.cuda.synchronize(index)
+        freed += ws.tensor.numel()
+    _workspaces.clear()
+    return freed
 
 
 def _streams(device: Any) -> tuple[Any, Any]:
