@@ -52,6 +52,27 @@ def test_direct_workspace_regions():
     assert regions(3, [2, 2], 0, 4) == [0, 0, 256]
 
 
+def test_direct_method_needs_the_memory_for_its_workspace():
+    from cornerturn.distributed.direct import MARGIN_BYTES, workspace_bytes
+    from cornerturn.distributed.exchange import DTYPE_CODES, METHODS, _check, _short_of_memory, chosen_method
+
+    f32, direct, auto = DTYPE_CODES.index("float32"), METHODS.index("direct"), METHODS.index("auto")
+    need = workspace_bytes([1000, 1000], [1500, 1500], 4)  # 2000 x 3000 float32 on 2 ranks
+    assert 1500 * 1000 * 4 <= need < 1500 * 1000 * 4 + 256  # what rank 0 or 1 receives, aligned
+
+    def meta(how, free, held):  # (ndim, rows, cols, dtype, cuda, method, host, reach, chunks, free, held)
+        return [(2, 1000, 3000, f32, 1, how, 7, 1, 0, free[r], held[r]) for r in range(2)]
+
+    roomy = meta(auto, [need + MARGIN_BYTES, need + MARGIN_BYTES], [0, 0])
+    assert _short_of_memory(roomy) == "" and chosen_method(roomy, "auto") == "direct"
+    held = meta(auto, [0, 0], [need, need])  # the workspace is there already
+    assert chosen_method(held, "auto") == "direct"
+    tight = meta(auto, [need + MARGIN_BYTES, need], [0, 0])
+    assert "rank(s) 1 (" in _short_of_memory(tight) and chosen_method(tight, "auto") == "all_to_all"
+    with pytest.raises(ValueError, match="workspace needs 6 MiB on every rank, and rank.s. 1"):
+        _check(meta(direct, [need + MARGIN_BYTES, need], [0, 0]))
+
+
 def test_output_rows_are_as_even_as_possible():
     from cornerturn.distributed import output_rows
 

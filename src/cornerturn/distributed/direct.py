@@ -26,6 +26,25 @@ def regions(out_rows_d: int, in_rows: list[int], d: int, size: int) -> list[int]
     return [*offsets, at]
 
 
+def workspace_bytes(in_rows: list[int], out_rows: list[int], size: int) -> int:
+    """The workspace every rank of the group holds for one call: the most bytes any rank receives (aligned)."""
+    return max(regions(out_rows[d], in_rows, d, size)[-1] for d in range(len(out_rows)))
+
+
+MARGIN_BYTES = 256 << 20  # device memory left free when a workspace is allocated (the symmetric allocator
+#                           rounds up to its granularity; the call's own output comes from torch's allocator)
+
+
+def room(group: Any, device: Any) -> tuple[int, int]:
+    """(free device memory, bytes of the workspace this group already holds on `device`) in bytes."""
+    import torch
+    import torch.distributed as dist
+
+    group = group or dist.group.WORLD
+    ws = _workspaces.get((group.group_name, id(group), device.index))
+    return torch.cuda.mem_get_info(device)[0], (ws.tensor.numel() if ws is not None else 0)
+
+
 @dataclass
 class Workspace:
     """One symmetric allocation per process group and device, grown (collectively) when a call needs more."""
@@ -171,7 +190,7 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
         local = local.contiguous()  # the copy engine moves rows of contiguous elements
     m_me, size, dtype, device = local.shape[0], local.element_size(), local.dtype, local.device
     layouts = [regions(out_rows[d], in_rows, d, size) for d in range(ranks)]
-    ws = workspace(group, max(lay[-1] for lay in layouts), device)
+    ws = workspace(group, workspace_bytes(in_rows, out_rows, size), device)
     col_starts = [sum(out_rows[:d]) for d in range(ranks)]
     row_starts = [sum(in_rows[:s]) for s in range(ranks)]
     main, copies, signals = torch.cuda.current_stream(device), *_streams(device)

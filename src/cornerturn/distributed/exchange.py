@@ -17,9 +17,10 @@ METHODS = ("auto", "all_to_all", "direct")
 
 
 def _metadata(local: Any, group: Any, method: str = "auto", chunks: Any = None) -> list[tuple[int, ...]]:
-    """One all-gather of (ndim, rows, cols, dtype code, device kind, method code, host, direct, chunks) from every
-    rank: `host` a hash of the host name, `direct` whether this rank's GPU reaches the others' memory
-    (direct.available), `chunks` 0 for None and -1 for a value that is not a positive integer."""
+    """One all-gather of (ndim, rows, cols, dtype code, device kind, method code, host, direct, chunks, free,
+    held) from every rank: `host` a hash of the host name, `direct` whether this rank's GPU reaches the others'
+    memory (direct.available), `chunks` 0 for None and -1 for a value that is not a positive integer, `free` and
+    `held` the free device memory and the direct method's workspace already held (bytes, 0 where no direct)."""
     import socket
     import zlib
 
@@ -41,7 +42,8 @@ def _metadata(local: Any, group: Any, method: str = "auto", chunks: Any = None) 
     reach = int(device.type == "cuda" and dist.get_backend(group) == "nccl" and direct.available())
     how = METHODS.index(method) if method in METHODS else -1
     pieces = 0 if chunks is None else chunks if type(chunks) is int and chunks > 0 else -1
-    mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda"), how, host, reach, pieces],
+    free, held = direct.room(group, device) if reach else (0, 0)
+    mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda"), how, host, reach, pieces, free, held],
                         dtype=torch.int64, device=device)
     every = mine.new_empty(dist.get_world_size(group) * mine.numel())
     dist.all_gather_into_tensor(every, mine, group=group)
@@ -78,11 +80,29 @@ def _check(meta: list[tuple[int, ...]]) -> None:
         elif len({m[8] for m in meta}) > 1:
             problems.append("ranks disagree on chunks: " + ", ".join(
                 f"rank {r}: {m[8] or None}" for r, m in enumerate(meta)))
-        if all(m[5] == METHODS.index("direct") for m in meta) and not _direct_possible(meta):
-            problems.append("method='direct' needs every rank on one host, on a GPU that reaches the others' "
-                            "memory, with NCCL and torch symmetric memory; use method='all_to_all'")
+        if all(m[5] == METHODS.index("direct") for m in meta):
+            if not _direct_possible(meta):
+                problems.append("method='direct' needs every rank on one host, on a GPU that reaches the "
+                                "others' memory, with NCCL and torch symmetric memory; use method='all_to_all'")
+            elif not problems and (short := _short_of_memory(meta)):
+                problems.append(short + "; use method='all_to_all' or free device memory")
     if problems:
         raise ValueError("cornerturn.distributed.transpose: " + "; ".join(problems))
+
+
+def _short_of_memory(meta: list[tuple[int, ...]]) -> str:
+    """Which ranks cannot allocate the direct method's workspace for this call ("" where all can)."""
+    import torch
+
+    from . import direct
+
+    size = getattr(torch, DTYPE_CODES[meta[0][3]]).itemsize
+    need = direct.workspace_bytes([m[1] for m in meta], output_rows(meta[0][2], len(meta)), size)
+    short = [r for r, m in enumerate(meta) if m[10] < need and m[9] < need + direct.MARGIN_BYTES]
+    if not short:
+        return ""
+    return (f"the direct method's workspace needs {need / 2**20:.0f} MiB on every rank, and rank(s) "
+            + ", ".join(f"{r} ({meta[r][9] / 2**20:.0f} MiB free)" for r in short) + " cannot hold it")
 
 
 def _direct_possible(meta: list[tuple[int, ...]]) -> bool:
@@ -106,9 +126,10 @@ PIPELINE_FROM_BYTES = 64 << 20  # local blocks from this size are exchanged in c
 def transpose(local: Any, *, group: Any = None, chunks: int | None = None, method: str = "auto") -> Any:
     """This rank's rows of the transpose of the row-sharded matrix whose rows `local` holds (see the module).
 
-    `method`: "direct" stores each destination's columns, transposed, straight into its memory over the GPU
-    links (torch symmetric memory; one host, NCCL, peer access: see `direct`); "all_to_all" packs, exchanges
-    with `all_to_all_single` and unpacks; "auto" takes "direct" where every rank can, else "all_to_all".
+    `method`: "direct" copies each destination's columns straight into its memory over the GPU links, where
+    they are transposed into place (torch symmetric memory; one host, NCCL, peer access; a workspace kept
+    between calls: see `direct`); "all_to_all" packs, exchanges with `all_to_all_single` and unpacks; "auto"
+    takes "direct" where every rank can and has the memory for its workspace, else "all_to_all".
     `chunks` splits each destination's columns into that many pieces, so that piece k is copied into place
     while piece k+1 is on the wire (default: 1 below PIPELINE_FROM_BYTES per rank, else 8 for the all-to-all
     and DIRECT_CHUNKS direct). The rank's own block never leaves it: it is transposed straight into its
@@ -132,7 +153,8 @@ def transpose(local: Any, *, group: Any = None, chunks: int | None = None, metho
 def chosen_method(meta: list[tuple[int, ...]], method: str) -> str:
     """The method a call with this (checked) metadata takes: "auto" is "direct" where every rank can."""
     if method == "auto":
-        return "direct" if len(meta) > 1 and _direct_possible(meta) else "all_to_all"
+        fits = len(meta) > 1 and _direct_possible(meta) and not _short_of_memory(meta)
+        return "direct" if fits else "all_to_all"
     return method
 
 
