@@ -75,6 +75,8 @@ def main() -> None:
             wide[:, side:].data_ptr(), wide.stride(0) * 4, mat.data_ptr(), side * 4, side * 4, side, 4, stream())),
         "symmetric-memory barrier": timed(lambda: ws.handle.barrier(channel=0)),
         "two metadata all-gathers": timed(lambda: (_metadata(rows, None), _metadata(rows, None))),
+        "two metadata all-gathers, no free-memory query": timed(lambda: (_metadata(rows, None, "all_to_all"),
+                                                                         _metadata(rows, None, "all_to_all"))),
     }
     for chunks in (1, 8):
         ms[f"direct transpose of {side * ranks}x{side * ranks}, {chunks} pieces"] = timed(
@@ -85,7 +87,14 @@ def main() -> None:
     ws.handle.barrier(channel=0)
     torch.cuda.synchronize()
     if me == 0:
+        import time
+
+        t0 = time.perf_counter()
+        for _ in range(100):
+            torch.cuda.mem_get_info()
+        host_us = {"torch.cuda.mem_get_info": (time.perf_counter() - t0) * 1e4}
         report = {"device": torch.cuda.get_device_name(), "ranks": ranks, "bytes": BYTES, "median_ms": ms,
+                  "host_us_per_call": host_us,
                   "GB_per_s_one_way": {k: BYTES / v / 1e6 for k, v in ms.items()}}
         print(json.dumps(report, indent=1))
         with open(sys.argv[1], "w") as f:

@@ -42,7 +42,7 @@ def _metadata(local: Any, group: Any, method: str = "auto", chunks: Any = None) 
     reach = int(device.type == "cuda" and dist.get_backend(group) == "nccl" and direct.available())
     how = METHODS.index(method) if method in METHODS else -1
     pieces = 0 if chunks is None else chunks if type(chunks) is int and chunks > 0 else -1
-    free, held = direct.room(group, device) if reach else (0, 0)
+    free, held = direct.room(group, device) if reach and method != "all_to_all" else (0, 0)
     mine = torch.tensor([ndim, rows, cols, code, int(device.type == "cuda"), how, host, reach, pieces, free, held],
                         dtype=torch.int64, device=device)
     every = mine.new_empty(dist.get_world_size(group) * mine.numel())
