@@ -52,7 +52,7 @@ class Workspace:
     tensor: Any
     handle: Any
     peers: dict[int, Any]  # rank -> a flat uint8 tensor addressing that rank's workspace through the link
-    done: Any = None  # an event after the last copy out of this workspace (the next call's stores wait for it)
+    done: Any = None  # an event after the last transposes out of this workspace (the next copies wait for it)
 
 
 _workspaces: dict[tuple[str, int, int], Workspace] = {}
