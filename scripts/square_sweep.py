@@ -15,30 +15,33 @@ from cornerturn.engine.timing import time_cuda
 
 CASES = [(torch.int8, (16384, 16383)), (torch.float16, (16384, 16383)), (torch.float32, (16384, 16383, 8191)),
          (torch.complex128, (8192, 8191, 4095))]
+if os.environ.get("DTYPES"):  # e.g. DTYPES=complex128
+    CASES = [c for c in CASES if str(c[0]).removeprefix("torch.") in os.environ["DTYPES"].split(",")]
 
 
 def sweep(dtype, n: int, stream: int) -> dict:
     itemsize = torch.empty((), dtype=dtype).element_size()
     batch = max(1, (1 << 30) // (n * n * itemsize))
     x = torch.randint(0, 255, (batch * n * n * itemsize,), dtype=torch.uint8, device="cuda")
-    flat = torch.empty_like(x)
-    t_copy = time_cuda(lambda: flat.copy_(x), repeats=5).median
+    copied = torch.empty_like(x)
+    t_copy = time_cuda(lambda: copied.copy_(x), repeats=5).median
     want = x.view(batch, n, n * itemsize).view(dtype).transpose(1, 2).contiguous().view(-1).view(torch.uint8)
     word = inplace.square_word(itemsize, x.data_ptr())
     out = {}
-    for block in (16, 32, 64, 128):
-        for warps in (4, 8):
-            if block * block * itemsize > 64 * 1024 or block * block < 32 * warps:
-                continue
-            launch = inplace.square_launch(batch, n, itemsize, word, block, warps)
-            y = x.clone()
-            launch.run_pointers(y.data_ptr(), y.data_ptr(), stream, 0)
-            exact = bool(torch.equal(y, want))
-            del y
-            t = time_cuda(lambda lc=launch: lc.run_pointers(x.data_ptr(), x.data_ptr(), stream, 0), repeats=6).median
-            key = f"{str(dtype).removeprefix('torch.')} {batch}x{n}x{n} block={block} warps={warps}"
-            out[key] = {"bit_exact": exact, "ms": t * 1e3, "pct_copy": 100 * t_copy / t}
-            print(key, json.dumps(out[key]), flush=True)
+    flats = (False, True) if itemsize // word == 2 else (False,)
+    for block, warps, flat in [(b, w, f) for b in (16, 32, 64, 128) for w in (4, 8) for f in flats]:
+        if block * block * itemsize > 64 * 1024 or block * block < 32 * warps:
+            continue
+        launch = inplace.square_launch(batch, n, itemsize, word, block, warps, flat)
+        y = x.clone()
+        launch.run_pointers(y.data_ptr(), y.data_ptr(), stream, 0)
+        exact = bool(torch.equal(y, want))
+        del y
+        t = time_cuda(lambda lc=launch: lc.run_pointers(x.data_ptr(), x.data_ptr(), stream, 0), repeats=6).median
+        key = (f"{str(dtype).removeprefix('torch.')} {batch}x{n}x{n} block={block} warps={warps}"
+               + (" flat" if flat else ""))
+        out[key] = {"bit_exact": exact, "ms": t * 1e3, "pct_copy": 100 * t_copy / t}
+        print(key, json.dumps(out[key]), flush=True)
     return out
 
 

@@ -153,22 +153,41 @@ def _tile_pair_of_program(tiles, WIDE: tl.constexpr):
 
 
 @triton.jit
+def _flip_pairs(words, BLOCK: tl.constexpr):
+    """A BLOCK x BLOCK tile of 16-byte elements held as BLOCK rows of 2 x BLOCK words, transposed."""
+    return tl.reshape(tl.permute(tl.reshape(words, [BLOCK, BLOCK, 2]), (1, 0, 2)), [BLOCK, 2 * BLOCK])
+
+
+@triton.jit
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.constexpr, WORDS: tl.constexpr,
-                             WIDE: tl.constexpr):
+                             WIDE: tl.constexpr, FLAT: tl.constexpr):
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
     i = ti * BLOCK + tl.arange(0, BLOCK)
     j = tj * BLOCK + tl.arange(0, BLOCK)
     base = a_ptr + b * batch_stride
-    mask = (i[:, None] < n) & (j[None, :] < n)
-    w = tl.arange(0, WORDS)[None, None, :]
-    here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
-    mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
-    m3 = mask[:, :, None]
-    upper = tl.load(here, mask=m3)
-    lower = tl.load(mirror, mask=m3)
-    tl.debug_barrier()
-    tl.store(mirror, upper, mask=m3)
-    tl.store(here, lower, mask=m3)
+    if FLAT:  # 16-byte elements as 8-byte word pairs: both tiles loaded and stored as whole rows of words
+        wi = ti * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)
+        wj = tj * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)
+        here = base + i[:, None] * (2 * n) + wj[None, :]  # tile (ti, tj)
+        mirror = base + j[:, None] * (2 * n) + wi[None, :]  # tile (tj, ti)
+        mask_here = (i[:, None] < n) & (wj[None, :] < 2 * n)
+        mask_mirror = (j[:, None] < n) & (wi[None, :] < 2 * n)
+        upper = tl.load(here, mask=mask_here)
+        lower = tl.load(mirror, mask=mask_mirror)
+        tl.debug_barrier()
+        tl.store(mirror, _flip_pairs(upper, BLOCK), mask=mask_mirror)
+        tl.store(here, _flip_pairs(lower, BLOCK), mask=mask_here)
+    else:
+        mask = (i[:, None] < n) & (j[None, :] < n)
+        w = tl.arange(0, WORDS)[None, None, :]
+        here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
+        mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
+        m3 = mask[:, :, None]
+        upper = tl.load(here, mask=m3)
+        lower = tl.load(mirror, mask=m3)
+        tl.debug_barrier()
+        tl.store(mirror, upper, mask=m3)
+        tl.store(here, lower, mask=m3)
 
 
 @triton.jit
