@@ -28,7 +28,7 @@ def sweep(dtype, n: int, stream: int) -> dict:
     want = x.view(batch, n, n * itemsize).view(dtype).transpose(1, 2).contiguous().view(-1).view(torch.uint8)
     word = inplace.square_word(itemsize, x.data_ptr())
     out = {}
-    flats = (False, True) if itemsize // word == 2 else (False,)
+    flats = (False, True)
     for block, warps, flat in [(b, w, f) for b in (16, 32, 64, 128) for w in (4, 8) for f in flats]:
         if block * block * itemsize > 64 * 1024 or block * block < 32 * warps:
             continue

@@ -75,19 +75,21 @@ def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, rng):
     assert_bits_equal(x, want)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70), (64, 64)], ids=str)
 @pytest.mark.parametrize("block", [8, 16], ids=["tiles of 8", "tiles of 16"])
-def test_gpu_square_kernel_flat_pairs_in_the_interpreter(shape, block, rng):
-    """16-byte elements with both tiles moved as rows of 8-byte words (FLAT), odd sides and batches too."""
+def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, rng):
+    """Both tiles moved as rows of words (FLAT), one or two words an element, odd sides and batches too."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch
 
-    x = random_bits(shape, np.complex128, rng)
+    x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     n, batch = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
-    launch = square_launch(batch, n, 16, 8, block, None, True)
+    word = min(x.itemsize, 8)
+    launch = square_launch(batch, n, x.itemsize, word, block, None, True)
     assert launch.constexprs["FLAT"]
-    words = torch.from_numpy(x.reshape(-1).view(np.int64))
+    words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 4: np.int32, 8: np.int64}[word]))
     launch.run_tensors(words, words)
     assert_bits_equal(x, want)

@@ -21,8 +21,8 @@ FLAT_PAIRS = True
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None) -> Launch:
-    """The square kernel's launch; `flat` (16-byte elements in 8-byte words only) moves both tiles as whole rows
-    of words and flips them in registers (default: FLAT_PAIRS)."""
+    """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
+    (default: FLAT_PAIRS for elements of two words, else not)."""
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -31,7 +31,7 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
-    flat = (FLAT_PAIRS if flat is None else flat) and words == 2
+    flat = FLAT_PAIRS and words == 2 if flat is None else flat
     return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2), (n, n * n * words, tiles),
                   {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat}, num_warps, word)
 

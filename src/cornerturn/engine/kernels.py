@@ -153,9 +153,11 @@ def _tile_pair_of_program(tiles, WIDE: tl.constexpr):
 
 
 @triton.jit
-def _flip_pairs(words, BLOCK: tl.constexpr):
-    """A BLOCK x BLOCK tile of 16-byte elements held as BLOCK rows of 2 x BLOCK words, transposed."""
-    return tl.reshape(tl.permute(tl.reshape(words, [BLOCK, BLOCK, 2]), (1, 0, 2)), [BLOCK, 2 * BLOCK])
+def _flip_words(words, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    """A BLOCK x BLOCK tile of elements of WORDS words, held as BLOCK rows of WORDS x BLOCK words, transposed."""
+    if WORDS == 1:
+        return tl.trans(words)
+    return tl.reshape(tl.permute(tl.reshape(words, [BLOCK, BLOCK, WORDS]), (1, 0, 2)), [BLOCK, WORDS * BLOCK])
 
 
 @triton.jit
@@ -165,18 +167,18 @@ def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.
     i = ti * BLOCK + tl.arange(0, BLOCK)
     j = tj * BLOCK + tl.arange(0, BLOCK)
     base = a_ptr + b * batch_stride
-    if FLAT:  # 16-byte elements as 8-byte word pairs: both tiles loaded and stored as whole rows of words
-        wi = ti * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)
-        wj = tj * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)
-        here = base + i[:, None] * (2 * n) + wj[None, :]  # tile (ti, tj)
-        mirror = base + j[:, None] * (2 * n) + wi[None, :]  # tile (tj, ti)
-        mask_here = (i[:, None] < n) & (wj[None, :] < 2 * n)
-        mask_mirror = (j[:, None] < n) & (wi[None, :] < 2 * n)
+    if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
+        wi = ti * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
+        wj = tj * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
+        here = base + i[:, None] * (WORDS * n) + wj[None, :]  # tile (ti, tj)
+        mirror = base + j[:, None] * (WORDS * n) + wi[None, :]  # tile (tj, ti)
+        mask_here = (i[:, None] < n) & (wj[None, :] < WORDS * n)
+        mask_mirror = (j[:, None] < n) & (wi[None, :] < WORDS * n)
         upper = tl.load(here, mask=mask_here)
         lower = tl.load(mirror, mask=mask_mirror)
         tl.debug_barrier()
-        tl.store(mirror, _flip_pairs(upper, BLOCK), mask=mask_mirror)
-        tl.store(here, _flip_pairs(lower, BLOCK), mask=mask_here)
+        tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
+        tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
     else:
         mask = (i[:, None] < n) & (j[None, :] < n)
         w = tl.arange(0, WORDS)[None, None, :]
