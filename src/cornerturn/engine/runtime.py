@@ -66,8 +66,17 @@ def run_pointers(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None
     import torch
 
     plan = narrowed_for(plan, x_ptr, out_ptr, device)
+    if torch._C._cuda_getDevice() == device:  # the usual case, without a context manager's cost per call
+        _launch_pieces(plan, x_ptr, out_ptr, device, stream)
+        return
     with on_device(device):
-        if stream is None:
-            stream = torch._C._cuda_getCurrentRawStream(device)
-        for x_offset, out_offset, launch in plan.pieces:
-            launch.run_pointers(x_ptr + x_offset, out_ptr + out_offset, stream, device)
+        _launch_pieces(plan, x_ptr, out_ptr, device, stream)
+
+
+def _launch_pieces(plan, x_ptr: int, out_ptr: int, device: int, stream: int | None) -> None:
+    import torch
+
+    if stream is None:
+        stream = torch._C._cuda_getCurrentRawStream(device)
+    for x_offset, out_offset, launch in plan.pieces:
+        launch.run_pointers(x_ptr + x_offset, out_ptr + out_offset, stream, device)
