@@ -71,8 +71,10 @@ def _reaches(me: int) -> bool:
     import torch
 
     try:
-        import torch.distributed._symmetric_memory  # noqa: F401
+        import torch.distributed._symmetric_memory as symm_mem
     except ImportError:
+        return False
+    if not all(hasattr(symm_mem, name) for name in ("empty", "rendezvous")):  # older torch: the all-to-all
         return False
     return all(torch.cuda.can_device_access_peer(me, j) for j in range(torch.cuda.device_count()) if j != me)
 
