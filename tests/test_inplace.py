@@ -12,10 +12,31 @@ import cornerturn
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(2, 2), (31, 31), (64, 64), (65, 65), (3, 130, 130), (2, 2, 7, 7)], ids=str)
+@pytest.mark.parametrize("shape", [(2, 2), (8, 8), (31, 31), (64, 64), (65, 65), (3, 130, 130), (2, 136, 136),
+                                   (2, 2, 7, 7)], ids=str)
 def test_square_in_place_on_the_cpu(dtype, shape, rng):
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    assert cornerturn.transpose_(x) is x
+    assert_bits_equal(x, want)
+
+
+@pytest.mark.parametrize("offset", [0, 1], ids=["8-byte aligned", "unaligned"])
+def test_cpu_byte_squares_move_as_words_where_aligned(offset, monkeypatch, rng):
+    """Bytes with sides a multiple of 8 on 8-byte aligned rows take the 64-bit word kernel (the per-element one
+    is made to fail there), elsewhere the per-element one; both bit-exact."""
+    from cornerturn.cpu import inplace
+
+    n, batch = 72, 3
+    buf = np.zeros(batch * n * n + 8, dtype=np.uint8)
+    x = buf[offset:offset + batch * n * n].reshape(batch, n, n)
+    assert (x.ctypes.data % 8 == 0) == (offset == 0)  # NumPy allocates on 16-byte boundaries
+    x[...] = random_bits(x.shape, np.uint8, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    if x.ctypes.data % 8 == 0:
+        monkeypatch.setattr(inplace, "square_kernel", lambda: pytest.fail("bytes went one at a time"))
+    else:
+        monkeypatch.setattr(inplace, "byte_square_kernel", lambda: pytest.fail("unaligned rows as words"))
     assert cornerturn.transpose_(x) is x
     assert_bits_equal(x, want)
 

@@ -327,12 +327,12 @@ def transpose_(x: Any) -> Any:
         else:
             run_rectangular(xv, count, rows, cols)
     else:
-        from .cpu.inplace import square_kernel
+        from .cpu.inplace import transpose_squares
         from .cpu.rectangular import transpose_batch
 
         words = xv.host_words((count, rows, cols), contiguous_strides((count, rows, cols), xv.itemsize))
         if rows == cols:
-            square_kernel()(words)
+            transpose_squares(words)
         else:
             transpose_batch(words)
     return x if rows == cols else _reshaped(x, xv.library, swapped)

@@ -3,6 +3,8 @@
 Tiles (ti, tj) with ti <= tj go to threads; a thread swaps every element pair (i, j) <-> (j, i) with i < j of its
 tile pair, so each pair is swapped exactly once and no two threads touch the same element. Inside a tile pair the
 swaps go by 8x8 micro blocks with constant trip counts: a block's rows and its mirror's columns stay in L1.
+Bytes, where the side is a multiple of 8 and the rows 8-byte aligned, move as 8x8 blocks held in eight 64-bit
+words (a row each), transposed in registers by three rounds of masked shifts, so no byte moves alone.
 """
 
 from __future__ import annotations
@@ -10,7 +12,88 @@ from __future__ import annotations
 import functools
 
 import numba
+import numpy as np
 from numba import prange
+
+
+def transpose_squares(a: np.ndarray) -> None:
+    """Transpose each n x n matrix of the C-contiguous (batch, n, n) array `a` in place."""
+    n = a.shape[-1]
+    if a.dtype.itemsize == 1 and n % 8 == 0 and a.ctypes.data % 8 == 0 and a.size:
+        byte_square_kernel()(a.view(np.uint64))
+    else:
+        square_kernel()(a)
+
+
+@numba.njit(inline="always")
+def _tile_of(t, tiles):
+    """(matrix, tile row, tile column) of task t, tiles x tiles tasks a matrix."""
+    b = t // (tiles * tiles)
+    r = t - b * tiles * tiles
+    return b, r // tiles, r % tiles
+
+
+_M1, _M2, _M4 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF), np.uint64(0x00000000FFFFFFFF)
+_S8, _S16, _S32 = np.uint64(8), np.uint64(16), np.uint64(32)
+
+
+@numba.njit(inline="always")
+def _swap(x, y, shift, mask):
+    """Exchange the bytes of x (shifted down) and y that `mask` selects: one round of the 8x8 byte transpose."""
+    t = ((x >> shift) ^ y) & mask
+    return x ^ (t << shift), y ^ t
+
+
+@numba.njit(inline="always")
+def _transpose8(x0, x1, x2, x3, x4, x5, x6, x7):
+    """The 8x8 byte matrix whose row r is word xr (byte c = column c), transposed."""
+    x0, x1 = _swap(x0, x1, _S8, _M1)
+    x2, x3 = _swap(x2, x3, _S8, _M1)
+    x4, x5 = _swap(x4, x5, _S8, _M1)
+    x6, x7 = _swap(x6, x7, _S8, _M1)
+    x0, x2 = _swap(x0, x2, _S16, _M2)
+    x1, x3 = _swap(x1, x3, _S16, _M2)
+    x4, x6 = _swap(x4, x6, _S16, _M2)
+    x5, x7 = _swap(x5, x7, _S16, _M2)
+    x0, x4 = _swap(x0, x4, _S32, _M4)
+    x1, x5 = _swap(x1, x5, _S32, _M4)
+    x2, x6 = _swap(x2, x6, _S32, _M4)
+    x3, x7 = _swap(x3, x7, _S32, _M4)
+    return x0, x1, x2, x3, x4, x5, x6, x7
+
+
+@functools.cache
+def byte_square_kernel(tile_words: int = 8):
+    """Bytes in place: `w` is (batch, n, n // 8) of uint64, each word 8 bytes of a row; tiles of tile_words words
+    (8 x tile_words bytes) a side go to threads as pairs, their 8x8 blocks swapped transposed."""
+    T = tile_words
+
+    @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+    def kernel(w):
+        batch, _, nw = w.shape
+        tiles = (nw + T - 1) // T
+        for t in prange(batch * tiles * tiles):
+            b, ti, tj = _tile_of(t, tiles)
+            if ti > tj:
+                continue  # its pair is (tj, ti)
+            for bi in range(ti * T, min(ti * T + T, nw)):
+                for bj in range(tj * T, min(tj * T + T, nw)):
+                    if bj < bi:
+                        continue  # below the diagonal: its mirror block swaps it
+                    i, j = 8 * bi, 8 * bj  # block (bi, bj): rows i..i+7, word bj; its mirror: rows j.., word bi
+                    a0, a1, a2, a3, a4, a5, a6, a7 = _transpose8(
+                        w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj],
+                        w[b, i + 4, bj], w[b, i + 5, bj], w[b, i + 6, bj], w[b, i + 7, bj])
+                    if bi != bj:
+                        c0, c1, c2, c3, c4, c5, c6, c7 = _transpose8(
+                            w[b, j, bi], w[b, j + 1, bi], w[b, j + 2, bi], w[b, j + 3, bi],
+                            w[b, j + 4, bi], w[b, j + 5, bi], w[b, j + 6, bi], w[b, j + 7, bi])
+                        w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj] = c0, c1, c2, c3
+                        w[b, i + 4, bj], w[b, i + 5, bj], w[b, i + 6, bj], w[b, i + 7, bj] = c4, c5, c6, c7
+                    w[b, j, bi], w[b, j + 1, bi], w[b, j + 2, bi], w[b, j + 3, bi] = a0, a1, a2, a3
+                    w[b, j + 4, bi], w[b, j + 5, bi], w[b, j + 6, bi], w[b, j + 7, bi] = a4, a5, a6, a7
+
+    return kernel
 
 
 @functools.cache
@@ -22,12 +105,9 @@ def square_kernel(tile: int = 64, micro: int = 8):
         batch, n, _ = a.shape
         tiles = (n + tile - 1) // tile
         for t in prange(batch * tiles * tiles):
-            b = t // (tiles * tiles)
-            r = t - b * tiles * tiles
-            ti = r // tiles
-            tj = r - ti * tiles
+            b, ti, tj = _tile_of(t, tiles)
             if ti > tj:
-                continue
+                continue  # its pair is (tj, ti)
             i0, j0 = ti * tile, tj * tile
             i1, j1 = min(i0 + tile, n), min(j0 + tile, n)
             for ii in range(i0, i1, U):

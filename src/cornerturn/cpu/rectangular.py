@@ -48,18 +48,18 @@ def cpu_block_form(m: int, n: int, itemsize: int) -> BlockForm | None:
 def block_steps(x: np.ndarray, form: BlockForm, work: Segments) -> int:
     """The block form on one M x N matrix of words `x` (C-contiguous): `work` is the chunk permutation's segments.
     Returns the bytes of chunks it saved."""
-    from .inplace import square_kernel
+    from .inplace import transpose_squares
 
     flat = x.reshape(-1)
     squares = flat.reshape(form.squares, form.side, form.side)
     chunks = flat.reshape(form.chunks, form.side)
     if form.tall:
-        square_kernel()(squares)
+        transpose_squares(squares)
     held = chunks[work.saved]  # a copy: the chunks that close cut cycles, taken before any moves
     if work.count:
         _move_chunks(chunks, work.table, work.order, held)
     if not form.tall:
-        square_kernel()(squares)
+        transpose_squares(squares)
     return held.nbytes
 
 
