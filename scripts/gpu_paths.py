@@ -53,7 +53,8 @@ def wrong_in_place(shapes, label: str) -> int:
     return wrong
 
 
-bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64)], "square")  # sides off and on multiples of 16
+# sides off and on multiples of 16, one tile pair and many
+bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001)], "square")
 
 from cornerturn.engine import rectangular  # noqa: E402
 
@@ -74,7 +75,7 @@ for blocks in (rectangular.BlockOptions(min_chunk_bytes=1, segments=1),
                rectangular.BlockOptions(min_chunk_bytes=1, segments=10**6, block=8, restride_bytes=64)):
     rectangular.BLOCK_OPTIONS = blocks
     bad += wrong_in_place([(96, 32), (32, 96), (2, 40, 8), (99, 32), (32, 99), (96, 64), (3, 61, 12), (130, 33),
-                           (33, 130)], f"block or peeled form {blocks}")
+                           (33, 130), (32, 7), (7, 32), (2, 32, 7)], f"block or peeled form {blocks}")
 rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)

@@ -243,7 +243,7 @@ PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(13, 4), (4, 13), (2, 9, 2), (3, 13, 4), (30, 7), (7, 30), (17, 16), (16, 17),
-                                   (61, 7), (7, 61), (130, 33)], ids=str)
+                                   (61, 7), (7, 61), (130, 33), (32, 7), (7, 32)], ids=str)
 @pytest.mark.parametrize("route", list(PEEL_ROUTES))
 def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
@@ -318,3 +318,17 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
                 2 * max(ROW_BAND_BYTES, cols * itemsize))
     assert p.scratch_bytes <= slots + 8 * cols + 16
     assert {step.launch.kernel.fn.__name__ for step in p.steps} & {"inplace_columns", "inplace_columns_banded"}
+
+
+@pytest.mark.parametrize("rows, cols, itemsize, align, vec", [(32768, 8191, 4, 16, 4), (8191, 32768, 4, 16, 4),
+                                                              (32768, 8191, 4, 8, 1), (32769, 8191, 4, 16, 1),
+                                                              (8192, 4095, 16, 16, 2), (32768, 4095, 2, 16, None)])
+def test_restride_moves_16_byte_runs_where_rows_allow(rows, cols, itemsize, align, vec):
+    """Rows whose starts and length are whole 16-byte runs (base aligned to 16) restride in 16-byte accesses."""
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import plan
+
+    restride = [s.launch for s in plan(1, rows, cols, itemsize, align).steps
+                if s.launch.kernel.fn.__name__.startswith("restride_rows")]
+    assert len(restride) == 1
+    assert restride[0].constexprs.get("VEC") == vec

@@ -537,26 +537,30 @@ def _restride_item(ticket, total, parts, DESCENDING: tl.constexpr):
 
 @triton.jit
 def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride, parts, counters,
-                  DESCENDING: tl.constexpr, BLOCK: tl.constexpr):
+                  DESCENDING: tl.constexpr, BLOCK: tl.constexpr, VEC: tl.constexpr = 1):
     """Row k's `length` words move from src0 + k * src_stride to k * dst_stride. Work item (k, p): BLOCK words
     of row k, handed out by a ticket counter in descending (rows spreading out) or ascending (closing up) order
     of source position. An item loads its part, says so (flag), waits until every other item whose source
     its destination overlaps has said so, and stores. Those items come earlier in the order, to programs
     already running that wait on nothing before their flag, so the launch cannot deadlock. Counters (int32,
-    zeroed before, at word offset `counters` of the scratch): the ticket, then a flag per item."""
+    zeroed before, at word offset `counters` of the scratch): the ticket, then a flag per item. VEC: length,
+    src0 and both strides are multiples of VEC words (so runs of VEC words are aligned as x is, and move whole)."""
     count, flags = _restride_counters(scratch_ptr, counters)
     total = rows * parts
     ticket = tl.atomic_add(count, 1)
+    length = length // VEC * VEC  # the same number, in a form the compiler sees is a multiple of VEC
     while ticket < total:
         item, k, p = _restride_item(ticket, total, parts, DESCENDING)
         offsets = tl.arange(0, BLOCK)
         mask = p * BLOCK + offsets < length
         source = src0 + k.to(tl.int64) * src_stride + p * BLOCK
+        source = source // VEC * VEC
         v = tl.load(x_ptr + source + offsets, mask=mask)
         _signal(flags + item)
         start = k.to(tl.int64) * dst_stride + p * BLOCK
         _wait_for_sources(flags, item, start, start + tl.minimum(BLOCK, length - p * BLOCK), src0, src_stride, rows,
                           length, parts, BLOCK)
+        start = start // VEC * VEC
         tl.store(x_ptr + start + offsets, v, mask=mask)
         ticket = tl.atomic_add(count, 1)
 

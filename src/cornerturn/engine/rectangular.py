@@ -209,6 +209,10 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
                    for s in front.steps]
     ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, edge_bytes // unit)
     constexprs = {"DESCENDING": peel.tall, "BLOCK": block} | ({"WORD": packed} if packed else {})
+    if not packed:  # runs of 16 bytes: rows whose starts and length are whole runs move in 16-byte accesses
+        vec = 16 // unit
+        whole = every % 16 == 0 and vec > 1 and all(v % vec == 0 for v in ints[1:5]) and block % vec == 0
+        constexprs["VEC"] = vec if whole else 1
     restride = Launch(kernel, min(rows * parts, 2048), ints + ((m * n * itemsize,) if packed else ()), constexprs, 8,
                       unit)
     moves = [_zero(edge_bytes, counters), Step(restride, ("x", 0), ("scratch", 0))]
