@@ -243,7 +243,7 @@ PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(13, 4), (4, 13), (2, 9, 2), (3, 13, 4), (30, 7), (7, 30), (17, 16), (16, 17),
-                                   (61, 7), (7, 61), (130, 33), (32, 7), (7, 32)], ids=str)
+                                   (61, 7), (7, 61), (130, 33), (32, 7), (7, 32), (288, 17), (17, 288)], ids=str)
 @pytest.mark.parametrize("route", list(PEEL_ROUTES))
 def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
@@ -261,9 +261,15 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     else:
         assert {"copy_2d", "zero_words", "transpose_square_inplace"} <= names
         assert bool(names & {"cycles_move", "cycles_move_packed"}) == (blocks.peel_form(m, n).front is not None)
-        # 1- and 2-byte elements restride as bytes through whole words where every matrix is aligned to one
+        # rows of whole 16-byte runs restride in them; other rows of 1- and 2-byte elements as bytes through whole
+        # words where every matrix is aligned to one
         wide = _whole_word(x, m, n)
-        packed = x.itemsize < min(wide, 4) and options.restride_bytes >= 4 * wide
+        peel = blocks.peel_form(m, n)
+        every = 16 if x.size == m * n else math.gcd(16, m * n * x.itemsize)
+        front = peel.rows if peel.tall else peel.cols  # rows of this length move between these strides
+        sides = (front, front, front + peel.edge)
+        runs = every % 16 == 0 and options.restride_bytes >= 16 and all(v * x.itemsize % 16 == 0 for v in sides)
+        packed = x.itemsize < min(wide, 4) and options.restride_bytes >= 4 * wide and not runs
         assert names & {"restride_rows", "restride_rows_packed"} == {
             "restride_rows_packed" if packed else "restride_rows"}
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
@@ -322,9 +328,11 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
 
 @pytest.mark.parametrize("rows, cols, itemsize, align, vec", [(32768, 8191, 4, 16, 4), (8191, 32768, 4, 16, 4),
                                                               (32768, 8191, 4, 8, 1), (32769, 8191, 4, 16, 1),
-                                                              (8192, 4095, 16, 16, 2), (32768, 4095, 2, 16, None)])
+                                                              (8192, 4095, 16, 16, 2), (32768, 4095, 2, 16, 8),
+                                                              (65536, 16383, 1, 16, None)])
 def test_restride_moves_16_byte_runs_where_rows_allow(rows, cols, itemsize, align, vec):
-    """Rows whose starts and length are whole 16-byte runs (base aligned to 16) restride in 16-byte accesses."""
+    """Rows whose starts and length are whole 16-byte runs (base aligned to 16) restride in 16-byte accesses, other
+    rows of bytes through whole words (no VEC)."""
     pytest.importorskip("triton")
     from cornerturn.engine.rectangular import plan
 
@@ -332,3 +340,16 @@ def test_restride_moves_16_byte_runs_where_rows_allow(rows, cols, itemsize, alig
                 if s.launch.kernel.fn.__name__.startswith("restride_rows")]
     assert len(restride) == 1
     assert restride[0].constexprs.get("VEC") == vec
+
+
+@pytest.mark.parametrize("rows, cols, itemsize, align, vec", [(8192, 4095, 16, 16, 2), (8192, 4096, 16, 8, 1),
+                                                              (32768, 8192, 4, 16, 2), (32768, 8188, 4, 16, 2),
+                                                              (8192, 4095, 8, 16, 1)])
+def test_chunk_cycles_move_16_byte_runs_where_chunks_allow(rows, cols, itemsize, align, vec):
+    """Chunks of whole 16-byte runs, in a matrix aligned to 16, move in 16-byte accesses (VEC words of 8 bytes)."""
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import plan
+
+    moves = [s.launch for s in plan(1, rows, cols, itemsize, align).steps
+             if s.launch.kernel.fn.__name__ in ("cycles_move", "cycles_save")]
+    assert moves and all(launch.constexprs["VEC"] == vec for launch in moves)

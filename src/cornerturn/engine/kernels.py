@@ -452,8 +452,11 @@ def _segment(scratch_ptr, table_at, order_at, segment):
 
 
 @triton.jit
-def cycles_save(x_ptr, scratch_ptr, chunk_words, parts, table_word, saved_at, BLOCK: tl.constexpr):
-    """Saved slot s (scratch words s * chunk_words ...) = chunk saved[s] of x, before any segment moves."""
+def cycles_save(x_ptr, scratch_ptr, chunk_words, parts, table_word, saved_at, BLOCK: tl.constexpr,
+                VEC: tl.constexpr = 1):
+    """Saved slot s (scratch words s * chunk_words ...) = chunk saved[s] of x, before any segment moves. VEC: the
+    chunk is a whole number of VEC words (written so that the compiler sees it, as in restride_rows)."""
+    chunk_words = chunk_words // VEC * VEC
     pid = tl.program_id(0)
     slot = pid // parts
     offsets = (pid - slot * parts) * BLOCK + tl.arange(0, BLOCK)
@@ -464,10 +467,12 @@ def cycles_save(x_ptr, scratch_ptr, chunk_words, parts, table_word, saved_at, BL
 
 
 @triton.jit
-def cycles_move(x_ptr, scratch_ptr, chunk_words, parts, table_word, order_at, BLOCK: tl.constexpr):
+def cycles_move(x_ptr, scratch_ptr, chunk_words, parts, table_word, order_at, BLOCK: tl.constexpr,
+                VEC: tl.constexpr = 1):
     """Segment pid // parts: each chunk of its chain takes the next one; the last takes the segment's own first
     chunk (held in registers) for a whole cycle, or its saved slot's. The same threads read a chunk's part and
-    later overwrite it, so no barrier is needed."""
+    later overwrite it, so no barrier is needed. VEC as in cycles_save."""
+    chunk_words = chunk_words // VEC * VEC
     pid = tl.program_id(0)
     segment = pid // parts
     offsets = (pid - segment * parts) * BLOCK + tl.arange(0, BLOCK)
