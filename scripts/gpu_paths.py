@@ -68,14 +68,18 @@ for small, row_words, columns in ((16 << 20, 8192, None), (0, 8192, None), (0, 1
     rectangular.column_options = by_size if columns is None else (lambda _, o=columns: o)
     bad += wrong_in_place([(33, 70), (2, 64, 24), (300, 7)], f"rectangular {small} {row_words} {columns}")
 rectangular.column_options = by_size
-# the block form, and the peeled form (edges of 3 rows or columns, or 32 with a square front): whole cycles held in
-# registers, then cycles cut into saved segments, chunks in parts, rows restrided in small items
+# the block form, the peeled form (edges of 3 rows or columns, or 32 with a square front) and the trimmed form:
+# whole cycles held in registers, then cycles cut into saved segments, chunks in parts, rows restrided in small items
 rectangular.SMALL_BYTES = 0
-for blocks in (rectangular.BlockOptions(min_chunk_bytes=1, segments=1),
-               rectangular.BlockOptions(min_chunk_bytes=1, segments=10**6, block=8, restride_bytes=64)):
+# trimmed (a side cut to a multiple of 16 first) for every element size
+every_size = (1, 2, 4, 8, 16)
+for blocks in (rectangular.BlockOptions(min_chunk_bytes=1, segments=1, trim_sizes=every_size),
+               rectangular.BlockOptions(min_chunk_bytes=1, segments=10**6, block=8, restride_bytes=64,
+                                        trim_sizes=every_size)):
     rectangular.BLOCK_OPTIONS = blocks
     bad += wrong_in_place([(96, 32), (32, 96), (2, 40, 8), (99, 32), (32, 99), (96, 64), (3, 61, 12), (130, 33),
-                           (33, 130), (32, 7), (7, 32), (2, 32, 7)], f"block or peeled form {blocks}")
+                           (33, 130), (32, 7), (7, 32), (2, 32, 7), (70, 17), (17, 70), (2, 40, 19), (300, 61)],
+                          f"block, peeled or trimmed form {blocks}")
 rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)

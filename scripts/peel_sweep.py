@@ -1,8 +1,8 @@
-"""BlockOptions of the block and peeled forms of the in-place transpose (cornerturn.engine.rectangular), one
+"""BlockOptions of the block, peeled and trimmed forms of the in-place transpose (cornerturn.engine.rectangular), one
 setting changed at a time from the default: each plan checked bit for bit first, then timed whole and pass by pass
 against torch's copy of the same bytes.
 
-    [VARY=block:256,512] python3 scripts/peel_sweep.py [32768x8191:float32 ...]
+    [VARY=block:256,512 | VARY=trim_sizes] python3 scripts/peel_sweep.py [32768x8191:float32 ...]
     (writes $OUT/peel_sweep.json; needs a GPU)
 """
 
@@ -18,10 +18,11 @@ from cornerturn.engine import rectangular
 from cornerturn.engine.timing import time_cuda
 
 VARIANTS = {"block": (256, 512, 2048, 4096), "saved_bytes": (4 << 20, 32 << 20, 64 << 20),
-            "segments": (1024, 16384), "restride_bytes": (4 << 10, 8 << 10, 32 << 10, 64 << 10)}
-if os.environ.get("VARY"):  # e.g. VARY=block:256,512
-    name, values = os.environ["VARY"].split(":")
-    VARIANTS = {name: tuple(int(v) for v in values.split(","))}
+            "segments": (1024, 16384), "restride_bytes": (4 << 10, 8 << 10, 32 << 10, 64 << 10),
+            "trim_sizes": ((), (1, 2), (1, 2, 4))}
+if os.environ.get("VARY"):  # e.g. VARY=block:256,512 or VARY=trim_sizes (its values above)
+    name, _, values = os.environ["VARY"].partition(":")
+    VARIANTS = {name: tuple(int(v) for v in values.split(",")) if values else VARIANTS[name]}
 
 
 def settings():

@@ -253,7 +253,7 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
-    options = BlockOptions(**PEEL_ROUTES[route])
+    options = BlockOptions(**PEEL_ROUTES[route], trim_sizes=())  # bytes would take the trimmed form first
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
     if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):  # too many parts a row: three passes
@@ -286,6 +286,8 @@ def test_block_options_are_checked():
         BlockOptions(segments=0)
     with pytest.raises(ValueError, match="restride_bytes must be a power of two"):
         BlockOptions(restride_bytes=3000)
+    with pytest.raises(ValueError, match="trim_sizes holds element sizes"):
+        BlockOptions(trim_sizes=(3,))
 
 
 def test_column_options_are_checked():
@@ -331,12 +333,12 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
                                                               (8192, 4095, 16, 16, 2), (32768, 4095, 2, 16, 8),
                                                               (65536, 16383, 1, 16, None)])
 def test_restride_moves_16_byte_runs_where_rows_allow(rows, cols, itemsize, align, vec):
-    """Rows whose starts and length are whole 16-byte runs (base aligned to 16) restride in 16-byte accesses, other
-    rows of bytes through whole words (no VEC)."""
+    """Rows of the peeled form whose starts and length are whole 16-byte runs (base aligned to 16) restride in
+    16-byte accesses, other rows of bytes through whole words (no VEC)."""
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import plan
+    from cornerturn.engine.rectangular import BlockOptions, plan
 
-    restride = [s.launch for s in plan(1, rows, cols, itemsize, align).steps
+    restride = [s.launch for s in plan(1, rows, cols, itemsize, align, blocks=BlockOptions(trim_sizes=())).steps
                 if s.launch.kernel.fn.__name__.startswith("restride_rows")]
     assert len(restride) == 1
     assert restride[0].constexprs.get("VEC") == vec
@@ -353,3 +355,46 @@ def test_chunk_cycles_move_16_byte_runs_where_chunks_allow(rows, cols, itemsize,
     moves = [s.launch for s in plan(1, rows, cols, itemsize, align).steps
              if s.launch.kernel.fn.__name__ in ("cycles_move", "cycles_save")]
     assert moves and all(launch.constexprs["VEC"] == vec for launch in moves)
+
+
+TRIM_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1, "trim_sizes": (1, 2, 4, 8, 16)},
+               "cut cycles, rows in many parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2,
+                                                  "restride_bytes": 32, "trim_sizes": (1, 2, 4, 8, 16)}}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(70, 17), (17, 70), (64, 17), (17, 64), (2, 40, 19), (2, 19, 40), (100, 31),
+                                   (31, 100)], ids=str)
+@pytest.mark.parametrize("route", list(TRIM_ROUTES))
+def test_gpu_trimmed_form_in_the_interpreter(dtype, shape, route, rng):
+    """The shorter side cut to a multiple of 16 (edge saved, rows closed up or spread out), the rest in its block or
+    peeled form, the edge written back transposed."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, _trim, plan, run_tensors
+
+    m, n, batch = shape[-2], shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+    options = BlockOptions(**TRIM_ROUTES[route])
+    trim = _trim(m, n, np.dtype(dtype).itemsize, options)
+    assert trim is not None and trim.cut == min(m, n) % 16
+    p = plan(batch, m, n, np.dtype(dtype).itemsize, 16, small_bytes=0, blocks=options)
+    names = [step.launch.kernel.fn.__name__ for step in p.steps]
+    assert names.count("copy_2d") >= 2 * batch and "transpose_square_inplace" in names
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("rows, cols, itemsize, trimmed", [(65536, 16383, 1, True), (16383, 65536, 1, True),
+                                                           (65536, 16384, 1, False), (32768, 4095, 2, False),
+                                                           (65536, 16000, 1, False), (40000, 16383, 1, False)])
+def test_trimmed_form_is_taken_for_odd_byte_sides(rows, cols, itemsize, trimmed):
+    """By default only bytes take the trimmed form: sides not a multiple of 16 whose cut rest has a form of its own
+    (65536 x 16000: a multiple of 16 already; 40000 x 16368 has no form that fits)."""
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BLOCK_OPTIONS, _trim, plan
+
+    assert (_trim(rows, cols, itemsize, BLOCK_OPTIONS) is not None) == trimmed
+    if trimmed:  # two edges and their restride flags: O(max(M, N)) plus a constant, not O(M N)
+        assert plan(1, rows, cols, itemsize, 16).scratch_bytes <= 2 * BLOCK_OPTIONS.saved_bytes + 64 * max(rows, cols)

@@ -6,8 +6,11 @@ takes the block form (cornerturn.blocks): its square blocks transposed in place,
 chunks by following cycles (cornerturn.cycles; the cycle table travels in the scratch, after the saved slots of
 cut cycles). One whose long side is a multiple of the short one plus a remainder of at most
 BlockOptions.saved_bytes takes the peeled form: the remainder's rows saved, the rest in block form, rows
-restrided, the saved rows placed. Chunks and rows that start at addresses narrower than their words move as bytes
-through whole 8-byte words (the *_packed kernels). Any other matrix takes the passes of cornerturn.ckg.
+restrided, the saved rows placed. Bytes whose shorter side is not a multiple of 16 first take the trimmed form
+where the rest fits one of those: the last short mod 16 columns (or rows) saved, rows closed up (or, after,
+spread out), the rest in block or peeled form with aligned squares, the saved edge placed. Chunks and rows that
+start at addresses narrower than their words move as bytes through whole 8-byte words (the *_packed kernels).
+Any other matrix takes the passes of cornerturn.ckg.
 
 Columns (passes 1 and 3) go in bands (ColumnOptions, per element size): pipelined, one launch per pass, bands of
 about 4 MiB through a ring of slots small enough to stay in L2; or banded, one launch per band of about 32 MiB,
@@ -17,7 +20,7 @@ least M x K elements, K elements = 128 bytes) or two row bands (at least two row
 column band: O(max(M, N)). The block form's: the saved slots of cut cycles (about 2 x BlockOptions.saved_bytes at
 most, or 128 chunks where 64 chunks pass it; a chunk is min(M, N) elements) and 4 bytes per chunk of table; the
 peeled form adds the saved rows (at most BlockOptions.saved_bytes) and a 4-byte flag per restride item (at most 64
-a row).
+a row); the trimmed form the same again for its edge and its own restride.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ class BlockOptions:
     and there are at most max_chunks chunks (the cycles are found on the host, once per shape). Cycles are cut
     into about `segments` segments, fewer where the saved slots of cut cycles would pass saved_bytes; a program
     moves `block` words of every chunk of its segment. The peeled form (an edge of at most saved_bytes) moves
-    its rows in work items of restride_bytes, at most RESTRIDE_PARTS of them per row."""
+    its rows in work items of restride_bytes, at most RESTRIDE_PARTS of them per row. Elements of trim_sizes bytes
+    whose shorter side is not a multiple of 16 take the trimmed form (the side cut down to one) where it fits."""
 
     enabled: bool = True
     min_chunk_bytes: int = 512
@@ -83,11 +87,14 @@ class BlockOptions:
     saved_bytes: int = 16 << 20
     block: int = 512
     restride_bytes: int = 16 << 10
+    trim_sizes: tuple[int, ...] = (1,)
 
     def __post_init__(self) -> None:
         for name in ("min_chunk_bytes", "max_chunks", "segments", "saved_bytes", "block", "restride_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"BlockOptions.{name} must be at least 1, not {getattr(self, name)}")
+        if not set(self.trim_sizes) <= {1, 2, 4, 8, 16}:
+            raise ValueError(f"BlockOptions.trim_sizes holds element sizes (1, 2, 4, 8, 16), not {self.trim_sizes}")
         for name in ("block", "restride_bytes"):
             if getattr(self, name) & (getattr(self, name) - 1):
                 raise ValueError(f"BlockOptions.{name} must be a power of two, not {getattr(self, name)}")
@@ -150,8 +157,11 @@ def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: in
     peel = peel_form(m, n) if blocks.enabled else None
     # the alignment of every matrix of the batch, for moves through whole words that are wider than an element
     every = align if batch == 1 else math.gcd(align, matrix)
+    trim = _trim(m, n, itemsize, blocks) if blocks.enabled else None
     if form is not None and _fits(form, itemsize, blocks):
         single = _block_steps(form, itemsize, align, blocks, every)
+    elif trim is not None:
+        single = _trim_steps(m, n, trim, itemsize, align, blocks, every)
     elif peel is not None and _peel_fits(peel, itemsize, blocks):
         single = _peel_steps(peel, itemsize, align, blocks, every)
     else:
@@ -181,12 +191,8 @@ def _peel_fits(peel, itemsize: int, options: BlockOptions) -> bool:
 
 
 def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
-    """The peeled form (cornerturn.blocks). Scratch: the edge, the restride counters, then the front's. Rows whose
-    starts and length are whole 16-byte runs (every matrix aligned to 16) restride in 16-byte accesses; other rows
-    of 1- and 2-byte elements as bytes through whole words (restride_rows_packed) where every matrix is aligned to
-    the word (`every`)."""
-    from . import kernels
-
+    """The peeled form (cornerturn.blocks). Scratch: the edge, the restride counters (_restride), then the
+    front's."""
     word = square_word(itemsize, align)
     words = itemsize // word
     fm, fn, r = peel.rows, peel.cols, peel.edge
@@ -198,6 +204,82 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
         front = _block_steps(peel.front, itemsize, align, options, every)
     rows, length = (fn, fm) if peel.tall else (fm, fn)  # rows of `length` elements move
     stride_from, stride_to = (fm, m) if peel.tall else (n, fn)
+    moves, front_base = _restride(rows, length, stride_from, stride_to, peel.tall, edge_bytes, itemsize, word, every,
+                                  options, m * n * itemsize)
+    front_steps = [s._replace(first=_scratch_at(s.first, front_base), second=_scratch_at(s.second, front_base))
+                   for s in front.steps]
+    if peel.tall:  # the last r rows; then element (t, j) of the edge to row j, column fm + t
+        save = _copy_2d(r, n, (n, 1), (n, 1), words, word), ("x", fm * n * itemsize), ("scratch", 0)
+        place = _copy_2d(n, r, (1, n), (m, 1), words, word), ("scratch", 0), ("x", fm * itemsize)
+        steps = [Step(*save), *front_steps, *moves, Step(*place)]
+    else:  # the last r columns; then element (i, t) of the edge to row fn + t, column i
+        save = _copy_2d(m, r, (n, 1), (r, 1), words, word), ("x", fn * itemsize), ("scratch", 0)
+        place = _copy_2d(r, m, (1, r), (m, 1), words, word), ("scratch", 0), ("x", fn * m * itemsize)
+        steps = [Step(*save), *moves, *front_steps, Step(*place)]
+    return RectangularPlan(steps, front_base + front.scratch_bytes, front.table)
+
+
+class Trim(NamedTuple):
+    """The trimmed form: the last `cut` columns (tall) or rows (wide) of an M x N matrix set aside, so that the rest
+    has a shorter side that is a multiple of 16 (aligned squares) and a block or peeled form of its own."""
+
+    cut: int
+    tall: bool
+    inner: tuple[int, int]
+
+
+def _trim(m: int, n: int, itemsize: int, options: BlockOptions) -> Trim | None:
+    """The trimmed form where it applies: elements of options.trim_sizes bytes, the shorter side not a multiple of
+    16, the edge within options.saved_bytes and the rest with a block or peeled form that fits."""
+    short, long = min(m, n), max(m, n)
+    cut = short % 16
+    if itemsize not in options.trim_sizes or m == n or not cut or short < 16 or cut * long * itemsize > \
+            options.saved_bytes or long * itemsize > RESTRIDE_PARTS * options.restride_bytes:
+        return None
+    inner = (m, n - cut) if m > n else (m - cut, n)
+    form, peel = block_form(*inner), peel_form(*inner)
+    if (form is not None and _fits(form, itemsize, options)) or (peel is not None and _peel_fits(peel, itemsize,
+                                                                                                   options)):
+        return Trim(cut, m > n, inner)
+    return None
+
+
+def _trim_steps(m: int, n: int, trim: Trim, itemsize: int, align: int, options: BlockOptions,
+                every: int) -> RectangularPlan:
+    """The trimmed form. Tall (M > N, c columns cut): the last c columns saved, rows closed up from N to N - c
+    elements, the M x (N - c) rest transposed in place, the saved columns written transposed as the last c rows.
+    Wide (M < N, c rows cut): the last c rows saved, the (M - c) x N rest transposed in place, its rows spread out
+    from M - c to M elements, the saved rows written transposed into the last c columns. Scratch: the edge, the
+    restride counters, then the rest's."""
+    word = square_word(itemsize, align)
+    words = itemsize // word
+    c, (im, i_n) = trim.cut, trim.inner
+    edge_bytes = -(-c * max(m, n) * itemsize // 16) * 16
+    form = block_form(im, i_n)
+    inner = (_block_steps(form, itemsize, align, options, every) if form is not None and _fits(form, itemsize, options)
+             else _peel_steps(peel_form(im, i_n), itemsize, align, options, every))
+    if trim.tall:  # rows of i_n elements close up from stride n
+        moves, base = _restride(m, i_n, n, i_n, False, edge_bytes, itemsize, word, every, options, m * n * itemsize)
+        save = _copy_2d(m, c, (n, 1), (c, 1), words, word), ("x", i_n * itemsize), ("scratch", 0)
+        place = _copy_2d(c, m, (1, c), (m, 1), words, word), ("scratch", 0), ("x", i_n * m * itemsize)
+    else:  # rows of im elements spread out to stride m
+        moves, base = _restride(n, im, im, m, True, edge_bytes, itemsize, word, every, options, m * n * itemsize)
+        save = _copy_2d(c, n, (n, 1), (n, 1), words, word), ("x", im * n * itemsize), ("scratch", 0)
+        place = _copy_2d(n, c, (1, n), (m, 1), words, word), ("scratch", 0), ("x", im * itemsize)
+    inner_steps = [s._replace(first=_scratch_at(s.first, base), second=_scratch_at(s.second, base))
+                   for s in inner.steps]
+    steps = [Step(*save), *moves, *inner_steps] if trim.tall else [Step(*save), *inner_steps, *moves]
+    return RectangularPlan([*steps, Step(*place)], base + inner.scratch_bytes, inner.table)
+
+
+def _restride(rows: int, length: int, stride_from: int, stride_to: int, descending: bool, at: int, itemsize: int,
+              word: int, every: int, options: BlockOptions, size: int) -> tuple[list[Step], int]:
+    """Rows of `length` elements moved from one stride to another in place (restride_rows), its counters at byte
+    `at` of the scratch: the steps, and the scratch bytes used up to their end. Rows whose starts and length are
+    whole 16-byte runs (every matrix aligned to 16) move in 16-byte accesses; other rows of 1- and 2-byte elements
+    as bytes through whole words (restride_rows_packed) where every matrix is aligned to the word (`every`)."""
+    from . import kernels
+
     # 16-byte runs beat moves through words (float16 32768x4095 on an H200: 0.15 ms against 0.20 ms); otherwise
     # 4-byte rows restride as fast plainly (0.91 ms against 0.98 ms through 8-byte words for float32 32768x8191)
     runs = every % 16 == 0 and options.restride_bytes >= 16 and all(
@@ -208,25 +290,12 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
     block = max(1, options.restride_bytes // unit)
     parts = math.ceil(length * units / block)
     counters = 1 + rows * parts
-    front_base = edge_bytes + -(-4 * counters // 16) * 16
-    front_steps = [s._replace(first=_scratch_at(s.first, front_base), second=_scratch_at(s.second, front_base))
-                   for s in front.steps]
-    ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, edge_bytes // unit)
-    constexprs = {"DESCENDING": peel.tall, "BLOCK": block} | ({"WORD": packed} if packed else {})
-    if not packed:
-        constexprs["VEC"] = 16 // unit if runs else 1
-    restride = Launch(kernel, min(rows * parts, 2048), ints + ((m * n * itemsize,) if packed else ()), constexprs, 8,
-                      unit)
-    moves = [_zero(edge_bytes, counters), Step(restride, ("x", 0), ("scratch", 0))]
-    if peel.tall:  # the last r rows; then element (t, j) of the edge to row j, column fm + t
-        save = _copy_2d(r, n, (n, 1), (n, 1), words, word), ("x", fm * n * itemsize), ("scratch", 0)
-        place = _copy_2d(n, r, (1, n), (m, 1), words, word), ("scratch", 0), ("x", fm * itemsize)
-        steps = [Step(*save), *front_steps, *moves, Step(*place)]
-    else:  # the last r columns; then element (i, t) of the edge to row fn + t, column i
-        save = _copy_2d(m, r, (n, 1), (r, 1), words, word), ("x", fn * itemsize), ("scratch", 0)
-        place = _copy_2d(r, m, (1, r), (m, 1), words, word), ("scratch", 0), ("x", fn * m * itemsize)
-        steps = [Step(*save), *moves, *front_steps, Step(*place)]
-    return RectangularPlan(steps, front_base + front.scratch_bytes, front.table)
+    ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, at // unit)
+    constexprs = {"DESCENDING": descending, "BLOCK": block} | ({"WORD": packed} if packed else {"VEC": 1})
+    if runs and not packed:
+        constexprs["VEC"] = 16 // unit
+    restride = Launch(kernel, min(rows * parts, 2048), ints + ((size,) if packed else ()), constexprs, 8, unit)
+    return [_zero(at, counters), Step(restride, ("x", 0), ("scratch", 0))], at + -(-4 * counters // 16) * 16
 
 
 def _scratch_at(pointer: tuple[str, int], base: int) -> tuple[str, int]:
