@@ -1,8 +1,10 @@
 """Block and warps of the in-place square kernel (transpose_square_inplace) per element size, on sides that are
 and are not a multiple of 16; each setting checked bit for bit first, then timed against torch's copy of the same
-bytes (about 1 GiB of squares per case).
+bytes (about 1 GiB of squares per case). Each setting with the store pointers kept across the barrier and
+computed after it (READDRESS).
 
-    python3 scripts/square_sweep.py   (writes $OUT/square_sweep.json; needs a GPU)
+    DTYPES=int8,float16 FLAT=0 python3 scripts/square_sweep.py   (writes $OUT/square_sweep.json; needs a GPU;
+    FLAT=0 or 1 sweeps one form of the tiles only, default both)
 """
 
 import json
@@ -28,18 +30,20 @@ def sweep(dtype, n: int, stream: int) -> dict:
     want = x.view(batch, n, n * itemsize).view(dtype).transpose(1, 2).contiguous().view(-1).view(torch.uint8)
     word = inplace.square_word(itemsize, x.data_ptr())
     out = {}
-    flats = (False, True)
-    for block, warps, flat in [(b, w, f) for b in (16, 32, 64, 128) for w in (4, 8) for f in flats]:
-        if block * block * itemsize > 64 * 1024 or block * block < 32 * warps:
+    flats = (False, True) if os.environ.get("FLAT", "both") == "both" else (os.environ["FLAT"] == "1",)
+    readdress = (False, True)
+    settings = [(b, w, f, r) for b in (16, 32, 64, 128) for w in (4, 8, 16) for f in flats for r in readdress]
+    for block, warps, flat, again in settings:
+        if block * block * itemsize > 64 * 1024 or block * block < 32 * warps or (warps == 16 and block < 64):
             continue
-        launch = inplace.square_launch(batch, n, itemsize, word, block, warps, flat)
+        launch = inplace.square_launch(batch, n, itemsize, word, block, warps, flat, again)
         y = x.clone()
         launch.run_pointers(y.data_ptr(), y.data_ptr(), stream, 0)
         exact = bool(torch.equal(y, want))
         del y
         t = time_cuda(lambda lc=launch: lc.run_pointers(x.data_ptr(), x.data_ptr(), stream, 0), repeats=6).median
         key = (f"{str(dtype).removeprefix('torch.')} {batch}x{n}x{n} block={block} warps={warps}"
-               + (" flat" if flat else ""))
+               + (" flat" if flat else "") + (" readdress" if again else ""))
         out[key] = {"bit_exact": exact, "ms": t * 1e3, "pct_copy": 100 * t_copy / t}
         print(key, json.dumps(out[key]), flush=True)
     return out

@@ -81,7 +81,8 @@ def test_read_only_is_refused(rng):
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70)], ids=str)
 @pytest.mark.parametrize("block", [None, 8], ids=["default tiles", "tiles of 8"])
-def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, rng):
+@pytest.mark.parametrize("readdress", [False, True], ids=["pointers kept", "pointers recomputed"])
+def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch, square_word
@@ -92,14 +93,27 @@ def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, rng):
     word = square_word(x.itemsize, x.__array_interface__["data"][0])
     words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[word]))
     # tiles of 8 on 70 x 70: 9 x 9 tiles, 45 pairs a matrix, numbered across the batch
-    square_launch(batch, n, x.itemsize, word, block).run_tensors(words, words)
+    launch = square_launch(batch, n, x.itemsize, word, block, readdress=readdress)
+    assert launch.constexprs["READDRESS"] is readdress
+    launch.run_tensors(words, words)
     assert_bits_equal(x, want)
+
+
+def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
+    assert square_launch(1, 16383, 1, 1).constexprs["READDRESS"]  # rows of 16383 bytes
+    assert square_launch(1, 8191, 4, 4).constexprs["READDRESS"]
+    assert not square_launch(1, 16384, 1, 1).constexprs["READDRESS"]
+    assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70), (64, 64)], ids=str)
 @pytest.mark.parametrize("block", [8, 16], ids=["tiles of 8", "tiles of 16"])
-def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, rng):
+@pytest.mark.parametrize("readdress", [False, True], ids=["pointers kept", "pointers recomputed"])
+def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, readdress, rng):
     """Both tiles moved as rows of words (FLAT), one or two words an element, odd sides and batches too."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -109,8 +123,8 @@ def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, rng):
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     n, batch = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
     word = min(x.itemsize, 8)
-    launch = square_launch(batch, n, x.itemsize, word, block, None, True)
-    assert launch.constexprs["FLAT"]
+    launch = square_launch(batch, n, x.itemsize, word, block, None, True, readdress)
+    assert launch.constexprs["FLAT"] and launch.constexprs["READDRESS"] is readdress
     words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 4: np.int32, 8: np.int64}[word]))
     launch.run_tensors(words, words)
     assert_bits_equal(x, want)

@@ -253,7 +253,7 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
-    options = BlockOptions(**PEEL_ROUTES[route], trim_sizes=())  # bytes would take the trimmed form first
+    options = BlockOptions(**PEEL_ROUTES[route], trim_sizes=())
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
     if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):  # too many parts a row: three passes
@@ -387,14 +387,19 @@ def test_gpu_trimmed_form_in_the_interpreter(dtype, shape, route, rng):
 
 
 @pytest.mark.parametrize("rows, cols, itemsize, trimmed", [(65536, 16383, 1, True), (16383, 65536, 1, True),
-                                                           (65536, 16384, 1, False), (32768, 4095, 2, False),
-                                                           (65536, 16000, 1, False), (40000, 16383, 1, False)])
-def test_trimmed_form_is_taken_for_odd_byte_sides(rows, cols, itemsize, trimmed):
-    """By default only bytes take the trimmed form: sides not a multiple of 16 whose cut rest has a form of its own
-    (65536 x 16000: a multiple of 16 already; 40000 x 16368 has no form that fits)."""
+                                                           (65536, 16384, 1, False), (32768, 4095, 2, True),
+                                                           (32768, 4095, 4, False), (65536, 16000, 1, False),
+                                                           (40000, 16383, 1, False)])
+def test_trimmed_form_is_taken_for_odd_sides_of_its_sizes(rows, cols, itemsize, trimmed):
+    """With trim_sizes (1, 2), bytes and halves take the trimmed form where a side is not a multiple of 16 and the
+    cut rest has a form of its own (65536 x 16000: a multiple of 16 already; 40000 x 16368 has no form that fits);
+    by default nothing does."""
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import BLOCK_OPTIONS, _trim, plan
+    from cornerturn.engine.rectangular import BLOCK_OPTIONS, BlockOptions, _trim, plan
 
-    assert (_trim(rows, cols, itemsize, BLOCK_OPTIONS) is not None) == trimmed
+    options = BlockOptions(trim_sizes=(1, 2))
+    assert (_trim(rows, cols, itemsize, options) is not None) == trimmed
+    assert _trim(rows, cols, itemsize, BLOCK_OPTIONS) is None
     if trimmed:  # two edges and their restride flags: O(max(M, N)) plus a constant, not O(M N)
-        assert plan(1, rows, cols, itemsize, 16).scratch_bytes <= 2 * BLOCK_OPTIONS.saved_bytes + 64 * max(rows, cols)
+        assert (plan(1, rows, cols, itemsize, 16, blocks=options).scratch_bytes
+                <= 2 * options.saved_bytes + 64 * max(rows, cols))

@@ -18,7 +18,9 @@ axes) and each output row segment of 2 x BLOCK_R words is stored whole.
 
 transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a square matrix: it loads the tile
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
-transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti).
+transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti). With
+READDRESS (sides whose rows are not whole 16-byte runs, so every element has its own address) the store pointers
+are computed after the barrier instead of being kept across it.
 
 The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
@@ -161,35 +163,59 @@ def _flip_words(words, BLOCK: tl.constexpr, WORDS: tl.constexpr):
 
 
 @triton.jit
+def _again(t):
+    """`t` plus program_id(1), which is 0 on the 1-D grids here but unknown to the compiler: pointers computed
+    from it after a barrier are computed anew instead of being kept in registers across it. With element-wide
+    accesses each element has its own 64-bit address, and keeping a tile pair's addresses took all 255
+    registers of an int8 64-tile program (80 with them recomputed; docs/inplace.md)."""
+    return t + tl.program_id(1)
+
+
+@triton.jit
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.constexpr, WORDS: tl.constexpr,
-                             WIDE: tl.constexpr, FLAT: tl.constexpr):
+                             WIDE: tl.constexpr, FLAT: tl.constexpr, READDRESS: tl.constexpr = False):
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
-    i = ti * BLOCK + tl.arange(0, BLOCK)
-    j = tj * BLOCK + tl.arange(0, BLOCK)
     base = a_ptr + b * batch_stride
     if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
-        wi = ti * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
-        wj = tj * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
-        here = base + i[:, None] * (WORDS * n) + wj[None, :]  # tile (ti, tj)
-        mirror = base + j[:, None] * (WORDS * n) + wi[None, :]  # tile (tj, ti)
-        mask_here = (i[:, None] < n) & (wj[None, :] < WORDS * n)
-        mask_mirror = (j[:, None] < n) & (wi[None, :] < WORDS * n)
+        here, mask_here = _flat_tile(base, ti, tj, n, BLOCK, WORDS)
+        mirror, mask_mirror = _flat_tile(base, tj, ti, n, BLOCK, WORDS)
         upper = tl.load(here, mask=mask_here)
         lower = tl.load(mirror, mask=mask_mirror)
         tl.debug_barrier()
+        if READDRESS:
+            here, mask_here = _flat_tile(base, _again(ti), _again(tj), n, BLOCK, WORDS)
+            mirror, mask_mirror = _flat_tile(base, _again(tj), _again(ti), n, BLOCK, WORDS)
         tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
         tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
     else:
-        mask = (i[:, None] < n) & (j[None, :] < n)
-        w = tl.arange(0, WORDS)[None, None, :]
-        here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
-        mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
-        m3 = mask[:, :, None]
-        upper = tl.load(here, mask=m3)
-        lower = tl.load(mirror, mask=m3)
+        here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, BLOCK, WORDS)
+        upper = tl.load(here, mask=mask)
+        lower = tl.load(mirror, mask=mask)
         tl.debug_barrier()
-        tl.store(mirror, upper, mask=m3)
-        tl.store(here, lower, mask=m3)
+        if READDRESS:
+            here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, BLOCK, WORDS)
+        tl.store(mirror, upper, mask=mask)
+        tl.store(here, lower, mask=mask)
+
+
+@triton.jit
+def _flat_tile(base, ti, tj, n, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    """Pointers and mask of tile (ti, tj) as BLOCK rows of WORDS x BLOCK words."""
+    i = ti * BLOCK + tl.arange(0, BLOCK)
+    w = tj * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
+    return base + i[:, None] * (WORDS * n) + w[None, :], (i[:, None] < n) & (w[None, :] < WORDS * n)
+
+
+@triton.jit
+def _tile_pair_pointers(base, ti, tj, n, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    """Pointers of tile (ti, tj) and of its mirror (tj, ti) in the same (i, j) shape, and their mask."""
+    i = ti * BLOCK + tl.arange(0, BLOCK)
+    j = tj * BLOCK + tl.arange(0, BLOCK)
+    mask = (i[:, None] < n) & (j[None, :] < n)
+    w = tl.arange(0, WORDS)[None, None, :]
+    here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
+    mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
+    return here, mirror, mask[:, :, None]
 
 
 @triton.jit

@@ -6,9 +6,10 @@ takes the block form (cornerturn.blocks): its square blocks transposed in place,
 chunks by following cycles (cornerturn.cycles; the cycle table travels in the scratch, after the saved slots of
 cut cycles). One whose long side is a multiple of the short one plus a remainder of at most
 BlockOptions.saved_bytes takes the peeled form: the remainder's rows saved, the rest in block form, rows
-restrided, the saved rows placed. Bytes whose shorter side is not a multiple of 16 first take the trimmed form
-where the rest fits one of those: the last short mod 16 columns (or rows) saved, rows closed up (or, after,
-spread out), the rest in block or peeled form with aligned squares, the saved edge placed. Chunks and rows that
+restrided, the saved rows placed. Elements of BlockOptions.trim_sizes bytes (none by default) whose shorter side
+is not a multiple of 16 first take the trimmed form where the rest fits one of those: the last short mod 16
+columns (or rows) saved, rows closed up (or, after, spread out), the rest in block or peeled form with aligned
+squares, the saved edge placed. Chunks and rows that
 start at addresses narrower than their words move as bytes through whole 8-byte words (the *_packed kernels).
 Any other matrix takes the passes of cornerturn.ckg.
 
@@ -78,7 +79,9 @@ class BlockOptions:
     into about `segments` segments, fewer where the saved slots of cut cycles would pass saved_bytes; a program
     moves `block` words of every chunk of its segment. The peeled form (an edge of at most saved_bytes) moves
     its rows in work items of restride_bytes, at most RESTRIDE_PARTS of them per row. Elements of trim_sizes bytes
-    whose shorter side is not a multiple of 16 take the trimmed form (the side cut down to one) where it fits."""
+    whose shorter side is not a multiple of 16 take the trimmed form (the side cut down to one) where it fits;
+    none do by default: since the odd-side squares compute their store pointers after the barrier, the peeled
+    form is as fast for int8 65536x16383 and faster for 16384x8191 (docs/inplace.md)."""
 
     enabled: bool = True
     min_chunk_bytes: int = 512
@@ -87,7 +90,7 @@ class BlockOptions:
     saved_bytes: int = 16 << 20
     block: int = 512
     restride_bytes: int = 16 << 10
-    trim_sizes: tuple[int, ...] = (1,)
+    trim_sizes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("min_chunk_bytes", "max_chunks", "segments", "saved_bytes", "block", "restride_bytes"):
