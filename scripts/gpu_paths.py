@@ -12,7 +12,8 @@ from cornerturn.engine import plan as engine_plan
 cases = []
 for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
     cases += [((31, 33), dtype), ((3, 70, 45), dtype), ((1000, 3), dtype), ((3, 1000), dtype),
-              ((64, 36), dtype), ((2, 40, 132), dtype)]  # the last two: whole 32-bit words (packed path)
+              ((64, 36), dtype), ((2, 40, 132), dtype),  # these two: whole 32-bit words (packed path)
+              ((300, 301), dtype), ((301, 272), dtype), ((272, 301), dtype)]  # odd sides: configs.UNALIGNED_TILES
 
 
 def check(x) -> bool:

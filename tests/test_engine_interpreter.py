@@ -19,6 +19,7 @@ from cornerturn.engine.configs import (  # noqa: E402
     heuristic,
     natural_word,
     pack_factor,
+    unaligned_tiles,
 )
 
 WORD_TORCH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
@@ -118,6 +119,33 @@ def test_heuristic_fits_skinny_matrices():
     assert wide.block_r == 8 and wide.block_c * 8 * 4 == 16 * 1024
     square = heuristic(canonical((4096, 4096), (4 * 4096, 4), 4))
     assert (square.block_r, square.block_c) == (64, 64)
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+def test_odd_sides_take_long_runs_on_the_unaligned_side(itemsize):
+    """Output rows not whole 16-byte runs: tall tiles (ints 1 byte: both sides odd only); input rows: wide ones."""
+    def chosen(rows, cols):
+        problem = canonical((rows, cols), (cols * itemsize, itemsize), itemsize)
+        return heuristic(problem), unaligned_tiles(problem, natural_word(problem))
+
+    both, both_direct = chosen(16383, 16385)
+    assert both == both_direct and (both.block_r > both.block_c) == (itemsize > 1)
+    wide, _ = chosen(16384, 16383)  # input rows odd only
+    assert wide.block_c > wide.block_r
+    tall, tall_direct = chosen(16385, 16384)  # output rows odd only
+    assert (tall_direct is None) == (itemsize == 1) and (itemsize == 1 or tall.block_r > tall.block_c)
+    assert chosen(16384, 16384)[1] is None  # aligned: the usual tiles (or packed words)
+    assert chosen(9, 16385)[1] is None  # fewer rows than any of these tiles: the usual, skinny-fitted ones
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(300, 301), (301, 272), (272, 301)], ids=str)
+def test_unaligned_tiles_in_the_interpreter(dtype, shape, rng):
+    base, x = make(shape, dtype, rng)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    config = unaligned_tiles(problem, natural_word(problem))
+    assert config is not None or (x.itemsize == 1 and shape == (301, 272))
+    assert_bits_equal(run_engine(base, x), reference(x))
 
 
 def test_grid_is_one_dimensional_for_launch_limits():

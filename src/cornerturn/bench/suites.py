@@ -48,13 +48,15 @@ SUITES: dict[str, tuple[Case, ...]] = {
     ),
     # small matrices: per-call time matters more than bandwidth
     "small": _cases(*[("float32", (n, n)) for n in (8, 16, 32, 64, 128, 256, 512, 1024)]),
-    # the GPU engine's targets: >= 256 MiB for every element size, and awkward shapes
+    # the GPU engine's targets: >= 256 MiB for every element size, and awkward shapes; then large odd sides,
+    # where rows are not whole 16-byte runs
     "cuda": _cases(
         ("float32", (16384, 16384)), ("float64", (8192, 8192)), ("float16", (16384, 16384)),
         ("bfloat16", (16384, 16384)), ("int8", (32768, 32768)), ("complex64", (8192, 8192)),
         ("complex128", (8192, 8192)), ("float32", (4097, 4095)), ("float32", (16777216, 8)),
         ("float32", (8, 16777216)), ("float32", (2097152, 96)), ("float16", (512, 512, 512)),
-        ("float32", (4096, 64, 128)),
+        ("float32", (4096, 64, 128)), ("float32", (16383, 16385)), ("float16", (16383, 16385)),
+        ("int8", (16383, 16385)),
     ),
     "cuda-small": _cases(*[("float32", (n, n)) for n in (64, 256, 1024, 4096)]),
 }

@@ -122,6 +122,34 @@ def natural_word(problem: Problem) -> int:
     return 4 if pack_factor(problem) else word_size(problem)
 
 
+# Rows that are not whole 16-byte runs (an odd side) move one element per access on that side, and each run of a
+# row straddles one more sector; longer runs on that side pay: (element size, input rows unaligned, output rows
+# unaligned) -> tiles, the best of an autotuning sweep on an H200 (docs/engine.md). Output rows unaligned take tall
+# tiles (long output runs), input rows unaligned wide ones.
+UNALIGNED_TILES = {
+    (1, True, True): TileConfig(64, 128, 4), (1, True, False): TileConfig(64, 256, 8),
+    (2, True, True): TileConfig(256, 64, 8), (2, True, False): TileConfig(32, 256, 8),
+    (2, False, True): TileConfig(256, 64, 8),
+    (4, True, True): TileConfig(256, 32, 8), (4, True, False): TileConfig(64, 128, 8),
+    (4, False, True): TileConfig(256, 32, 8),
+    (8, True, True): TileConfig(128, 32, 8), (8, True, False): TileConfig(32, 64, 8),
+    (8, False, True): TileConfig(128, 32, 8),
+}
+
+
+def unaligned_tiles(problem: Problem, word: int) -> TileConfig | None:
+    """UNALIGNED_TILES' choice for a matrix of one-word elements with contiguous columns and an odd side, where
+    the matrix holds at least one whole tile; None elsewhere."""
+    if problem.kind != "transpose" or word != problem.itemsize or problem.col_stride != problem.itemsize:
+        return None
+    input_odd = any(s % 16 for s in (*problem.batch_strides, problem.row_stride))
+    output_odd = (problem.rows * problem.itemsize) % 16 != 0
+    config = UNALIGNED_TILES.get((problem.itemsize, input_odd, output_odd))
+    if config is None or problem.rows < config.block_r or problem.cols < config.block_c:
+        return None
+    return config
+
+
 def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig:
     """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
     matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced; packed
@@ -140,6 +168,9 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
         return PairsConfig(32, 64, 8)  # measured best on an H200 (docs/engine.md)
     if problem.itemsize == 16 and problem.rows >= 8 and problem.cols >= 32:
         return TileConfig(8, 32, 8)
+    unaligned = unaligned_tiles(problem, word)
+    if unaligned is not None:
+        return unaligned
     elements = max(64, TILE_BYTES // problem.itemsize)
     side = _pow2_at_most(int(math.isqrt(elements)))
     if side < problem.cols <= 2 * side:  # one tile spans the columns: 2097152x96 -> 64x128
