@@ -121,6 +121,16 @@ def test_heuristic_fits_skinny_matrices():
     assert (square.block_r, square.block_c) == (64, 64)
 
 
+def test_small_matrices_take_small_tiles():
+    """At most SMALL_BYTES: 32x32 tiles, 4 warps (more, shorter programs); larger ones the usual 16 KiB tiles."""
+    from cornerturn.engine.configs import SMALL_BYTES
+
+    small = heuristic(canonical((128, 128), (4 * 128, 4), 4))
+    assert small == TileConfig(32, 32, 4) and SMALL_BYTES >= 128 * 128 * 4
+    assert heuristic(canonical((2, 512, 512), (4 * 512 * 512, 4 * 512, 4), 4)) == TileConfig(64, 64, 8)
+    assert heuristic(canonical((16, 1000), (8 * 1000, 8), 8)).block_r == 16  # fewer rows than 32: fitted as before
+
+
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 def test_odd_sides_take_long_runs_on_the_unaligned_side(itemsize):
     """Output rows not whole 16-byte runs: tall tiles (ints 1 byte: both sides odd only); input rows: wide ones."""
