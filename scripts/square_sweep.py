@@ -3,8 +3,8 @@ and are not a multiple of 16; each setting checked bit for bit first, then timed
 bytes (about 1 GiB of squares per case). Each setting with the store pointers kept across the barrier and
 computed after it (READDRESS).
 
-    DTYPES=int8,float16 FLAT=0 python3 scripts/square_sweep.py   (writes $OUT/square_sweep.json; needs a GPU;
-    FLAT=0 or 1 sweeps one form of the tiles only, default both)
+    DTYPES=int8,float16 FLAT=0 [SIDES=4095,8191] python3 scripts/square_sweep.py   (writes $OUT/square_sweep.json;
+    needs a GPU; FLAT=0 or 1 sweeps one form of the tiles only, default both)
 """
 
 import json
@@ -19,6 +19,8 @@ CASES = [(torch.int8, (16384, 16383)), (torch.float16, (16384, 16383)), (torch.f
          (torch.complex128, (8192, 8191, 4095))]
 if os.environ.get("DTYPES"):  # e.g. DTYPES=complex128
     CASES = [c for c in CASES if str(c[0]).removeprefix("torch.") in os.environ["DTYPES"].split(",")]
+if os.environ.get("SIDES"):  # e.g. SIDES=4095,8191: these sides for every element size
+    CASES = [(dtype, tuple(int(v) for v in os.environ["SIDES"].split(","))) for dtype, _ in CASES]
 
 
 def sweep(dtype, n: int, stream: int) -> dict:

@@ -11,8 +11,10 @@ from .launch import Launch
 # (block, warps) per element size, the best of a sweep on an H200 (docs/inplace.md)
 SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
 # when the side is not a multiple of 16, accesses are one word each and larger tiles spill registers: an int8
-# 128-tile took 17.6 ms for four 16383-squares on an H100, a 64-tile 2.2 ms (docs/inplace.md)
-SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
+# 128-tile took 17.6 ms for four 16383-squares on an H100, a 64-tile 2.2 ms; with the store pointers computed
+# after the barrier (READDRESS), 2-byte elements run best with 8 warps (float16 4095-squares at 67.5% of the
+# copy against 58.9% with 4, on an H200; docs/inplace.md)
+SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 8), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
 # 16-byte elements in 8-byte words move their tiles as rows of words (transpose_square_inplace FLAT): complex128
 # 8192^2 at 89.6% of the copy against 84.2% for the 3-D tiles, 8191^2 at 86.8% against 61% (H200, docs/inplace.md)
 FLAT_PAIRS = True
