@@ -183,8 +183,9 @@ def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.
         lower = tl.load(mirror, mask=mask_mirror)
         tl.debug_barrier()
         if READDRESS:
-            here, mask_here = _flat_tile(base, _again(ti), _again(tj), n, BLOCK, WORDS)
-            mirror, mask_mirror = _flat_tile(base, _again(tj), _again(ti), n, BLOCK, WORDS)
+            ti, tj = _again(ti), _again(tj)
+            here, mask_here = _flat_tile(base, ti, tj, n, BLOCK, WORDS)
+            mirror, mask_mirror = _flat_tile(base, tj, ti, n, BLOCK, WORDS)
         tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
         tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
     else:
