@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The several-GPU checks and benchmark, on a machine with NPROC GPUs (run from the repository root):
 #   NPROC=2 ROWS=32768 COLS=32768 DTYPE=float32 RUNS="direct:4 all_to_all:8" OUT=/some/dir scripts/gpu_distributed.sh
+# A run is METHOD:CHUNKS, or direct:CHUNKS:per_peer for the direct method with one copy stream per peer.
 # 1. the GPU tests of the sharded transpose's building blocks; 2. tests/dist_worker.py over NCCL (uneven splits,
 # an empty rank, six dtypes, both methods, the same error on every rank); 3. `cornerturn bench --distributed`
-# for each METHOD:CHUNKS in RUNS. The benchmark JSON and the logs land in $OUT.
+# for each run in RUNS. The benchmark JSON and the logs land in $OUT.
 set -u
 NPROC=${NPROC:-2}; ROWS=${ROWS:-32768}; COLS=${COLS:-32768}; RUNS=${RUNS:-"direct:4 all_to_all:8"}; DTYPE=${DTYPE:-float32}; REPEATS=${REPEATS:-10}
 OUT=${OUT:?set OUT}
@@ -30,9 +31,11 @@ PY
     [ -s "$CHECKS/check-$n.0.json" ] || tail -25 "$CHECKS/check-$n.log"
 done
 for run in $RUNS; do
-    m=${run%%:*}; c=${run##*:}
+    IFS=: read -r m c streams <<< "$run"
     torchrun --standalone --nproc-per-node "$NPROC" -m cornerturn.cli bench --distributed --rows "$ROWS" \
         --cols "$COLS" --dtype "$DTYPE" --method "$m" --chunks "$c" --repeats "$REPEATS" \
-        --json "$OUT/distributed-${NPROC}x-$DTYPE-$m-chunks$c.json" 2>&1 | grep -v Warning | tail -12 || status=1
+        ${streams:+--copy-streams "$streams"} \
+        --json "$OUT/distributed-${NPROC}x-$DTYPE-$m-chunks$c${streams:+-$streams}.json" 2>&1 \
+        | grep -v Warning | tail -12 || status=1
 done
 exit $status

@@ -12,6 +12,7 @@ import torch
 import torch.distributed as dist
 
 import cornerturn.distributed as cd
+from cornerturn.distributed import direct
 
 CASES = [  # (rows, cols, dtype, how the rows are split)
     (37, 29, torch.float32, "uneven"),
@@ -54,14 +55,15 @@ def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device()) if on_gpus else torch.device("cpu")
     rank, ranks = dist.get_rank(), dist.get_world_size()
     seen = {"ranks": ranks, "cases": []}
-    methods = ["all_to_all", "direct"] if on_gpus else ["auto"]  # Gloo takes the all-to-all
+    methods = ["all_to_all", "direct", "direct per_peer"] if on_gpus else ["auto"]  # Gloo takes the all-to-all
     runs = [(c, m) for m in methods for c in CASES]
     if on_gpus:  # once more after the workspaces were freed: a new one is allocated
         runs.append((CASES[-1], "release, then direct"))
-    for (rows, cols, dtype, how), method in runs:
-        if method.startswith("release"):
+    for (rows, cols, dtype, how), label in runs:
+        if label.startswith("release"):
             seen["freed"] = cd.release()
-            method = "direct"
+        method = "direct" if "direct" in label else label
+        direct.copy_streams = "per_peer" if label.endswith("per_peer") else "one"  # copies one peer at a time
         g = whole(rows, cols, dtype)
         sizes = splits(rows, ranks, how)
         start = sum(sizes[:rank])
@@ -70,7 +72,7 @@ def main() -> None:
         dist.all_gather_object(parts, part.cpu())
         got = torch.cat(parts, dim=0)
         want = g.t().contiguous()
-        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes} {method}" + (
+        seen["cases"].append({"case": f"{rows}x{cols} {dtype} {how} {sizes} {label}" + (
                                   " after release" if "freed" in seen else ""),
                               "shape_ok": tuple(got.shape) == (cols, rows),
                               "rows_ok": [p.shape[0] for p in parts] == cd.output_rows(cols, ranks),

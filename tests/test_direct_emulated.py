@@ -39,7 +39,8 @@ class _Handle:
         self._barrier.wait()
 
 
-def _emulate(monkeypatch, in_rows: list[int], cols: int, dtype, chunks: int) -> None:
+def _emulate(monkeypatch, in_rows: list[int], cols: int, dtype, chunks: int) -> dict[int, set]:
+    """Runs the ranks; returns, per rank, the (copy stream, destination workspace) pairs its sends used."""
     ranks = len(in_rows)
     out_rows = output_rows(cols, ranks)
     size = torch.empty((), dtype=dtype).element_size()
@@ -52,8 +53,17 @@ def _emulate(monkeypatch, in_rows: list[int], cols: int, dtype, chunks: int) -> 
     monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: _Stream())
     monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextlib.nullcontext())
     monkeypatch.setattr(torch.cuda, "Event", _Event)
-    monkeypatch.setattr(direct, "_streams", lambda device: (_Stream(), _Stream()))
+    monkeypatch.setattr(direct, "_streams", lambda device, copies: ([_Stream() for _ in range(copies)], _Stream()))
     monkeypatch.setattr(direct, "_memcpy_2d", lambda: None)
+    sends: dict[int, set] = {r: set() for r in range(ranks)}
+    send = direct._send
+
+    def recording_send(src, dst, stream) -> None:
+        sends[me.rank].add((id(stream), next(r for r in range(ranks) if dst.untyped_storage().data_ptr()
+                                             == buffers[r].untyped_storage().data_ptr())))
+        send(src, dst, stream)
+
+    monkeypatch.setattr(direct, "_send", recording_send)
     monkeypatch.setattr(direct, "workspace", lambda group, nbytes, device: direct.Workspace(
         buffers[me.rank], _Handle(barrier), {r: buffers[r] for r in range(ranks) if r != me.rank}))
 
@@ -84,6 +94,7 @@ def _emulate(monkeypatch, in_rows: list[int], cols: int, dtype, chunks: int) -> 
         assert tuple(got[r].shape) == (out_rows[r], sum(in_rows))
         assert torch.equal(got[r].contiguous().view(torch.uint8), want[row:row + out_rows[r]].view(torch.uint8))
         row += out_rows[r]
+    return sends
 
 
 @pytest.mark.parametrize("in_rows, cols, dtype, chunks", [
@@ -94,5 +105,21 @@ def _emulate(monkeypatch, in_rows: list[int], cols: int, dtype, chunks: int) -> 
     ([8, 8, 8, 8], 3, torch.float16, 8),  # fewer output rows than ranks: one rank gets none
     ([2, 7, 5], 13, torch.float64, 5),
 ])
-def test_direct_method_moves_every_piece_to_its_place(monkeypatch, in_rows, cols, dtype, chunks):
-    _emulate(monkeypatch, in_rows, cols, dtype, chunks)
+@pytest.mark.parametrize("copy_streams", direct.COPY_STREAMS)
+def test_direct_method_moves_every_piece_to_its_place(monkeypatch, in_rows, cols, dtype, chunks, copy_streams):
+    monkeypatch.setattr(direct, "copy_streams", copy_streams)
+    sends = _emulate(monkeypatch, in_rows, cols, dtype, chunks)
+    for rank, used in sends.items():
+        streams = {stream for stream, _ in used}
+        destinations = {d for _, d in used}
+        assert rank not in destinations
+        if copy_streams == "one":
+            assert len(streams) <= 1
+        else:  # each peer's copies on a stream of their own
+            assert len(streams) == len(destinations) == len(used)
+
+
+def test_unknown_copy_streams_is_an_error(monkeypatch):
+    monkeypatch.setattr(direct, "copy_streams", "many")
+    with pytest.raises(ValueError, match="copy_streams must be one of"):
+        direct.transpose(torch.zeros(2, 3), None, 1, [2, 2], [2, 1])

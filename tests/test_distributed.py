@@ -86,11 +86,12 @@ def test_bench_distributed_under_torchrun(tmp_path):
     js = tmp_path / "d.json"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m",
            "cornerturn.cli", "bench", "--distributed", "--rows", "300", "--cols", "200", "--repeats", "2",
-           "--json", str(js)]
+           "--copy-streams", "per_peer", "--json", str(js)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
     report = json.loads(js.read_text())
     assert report["bit_exact_vs_torch_way"] and report["ranks"] == 2
+    assert report["method"] == "all_to_all" and report["copy_streams"] is None  # Gloo: no direct method
     assert set(report["median_ms"]) == {"all_to_all alone", "plain torch way", "cornerturn"}
 
 

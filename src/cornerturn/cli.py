@@ -40,12 +40,13 @@ def cmd_bench_distributed(args: argparse.Namespace) -> int:
         return 2
     from .distributed.bench import run
 
-    report = run(args.rows, args.cols, args.dtype, args.repeats, args.chunks, args.method)
+    report = run(args.rows, args.cols, args.dtype, args.repeats, args.chunks, args.method, args.copy_streams)
     if report is None:
         return 0
     t = Table(title=f"{report['ranks']} ranks on {report['device']}: {report['rows']}x{report['cols']} "
                     f"{report['dtype']} ({report['bytes'] / 2**30:.2f} GiB), median of {args.repeats}, "
-                    f"cornerturn {report['method']}")
+                    f"cornerturn {report['method']}" +
+                   (f", copy streams: {report['copy_streams']}" if report["copy_streams"] else ""))
     t.add_column("method")
     t.add_column("ms", justify="right")
     for name, ms in report["median_ms"].items():
@@ -363,6 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=("auto", "all_to_all", "direct"), default="auto",
                    help="--distributed: direct stores over the GPU links, or pack + all_to_all + unpack "
                         "(auto: direct where every rank can)")
+    p.add_argument("--copy-streams", choices=("one", "per_peer"), default=None,
+                   help="--distributed, direct method: each rank's copies on one stream, one peer after another "
+                        "(the default), or one stream per peer, to all peers at once")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("lab", help="run the classic CUDA transpose kernels: check, time, model (simulator "

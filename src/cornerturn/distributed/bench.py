@@ -56,10 +56,18 @@ def _time(fn: Callable[[], object], repeats: int, cuda: bool) -> list[float]:
 
 
 def run(rows: int, cols: int, dtype: str = "float32", repeats: int = 10, chunks: int | None = None,
-        method: str = "auto") -> dict | None:
-    """Benchmark on every rank; returns the report on rank 0 (None elsewhere)."""
+        method: str = "auto", copy_streams: str | None = None) -> dict | None:
+    """Benchmark on every rank; returns the report on rank 0 (None elsewhere). `copy_streams` sets the direct
+    method's `direct.copy_streams` for the run (the same on every rank)."""
     import torch
     import torch.distributed as dist
+
+    from . import direct
+
+    if copy_streams is not None:
+        if copy_streams not in direct.COPY_STREAMS:
+            raise ValueError(f"copy_streams must be one of {direct.COPY_STREAMS}, not {copy_streams!r}")
+        direct.copy_streams = copy_streams
 
     cuda = torch.cuda.is_available()
     owned = not dist.is_initialized()
@@ -82,6 +90,8 @@ def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, met
          cuda: bool) -> dict | None:
     import torch
     import torch.distributed as dist
+
+    from . import direct
 
     if cuda:
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
@@ -117,6 +127,7 @@ def _run(rows: int, cols: int, dtype: str, repeats: int, chunks: int | None, met
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
         "ranks": ranks, "rows": rows, "cols": cols, "dtype": dtype, "bytes": total, "chunks": chunks, "method": method,
+        "copy_streams": direct.copy_streams if method == "direct" else None,
         "device": torch.cuda.get_device_name() if cuda else "cpu", "bit_exact_vs_torch_way": bool(exact.item()),
         "median_ms": {k: v * 1e3 for k, v in med.items()},
         "samples_ms": {k: [x * 1e3 for x in v] for k, v in times.items()},

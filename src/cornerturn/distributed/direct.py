@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 DIRECT_CHUNKS = 8  # pieces per call from PIPELINE_FROM_BYTES a rank
+COPY_STREAMS = ("one", "per_peer")
+# How a rank's copies run: "one" stream, each piece's copies one peer after another (in a different order on each
+# rank; measured on 2 and 4 GPUs), or a stream "per_peer", so that a rank sends to every peer at once (as NCCL's
+# all-to-all does) and no GPU receives from two peers while another waits. The same on 2 GPUs (one peer).
+copy_streams = "one"
 ALIGN = 256  # every source's region in a workspace starts at a multiple of this many bytes
 
 
@@ -56,7 +61,7 @@ class Workspace:
 
 
 _workspaces: dict[tuple[str, int, int], Workspace] = {}
-_streams_of: dict[int, tuple[Any, Any]] = {}
+_streams_of: dict[int, tuple[list[Any], Any]] = {}
 
 
 def available() -> bool:
@@ -124,13 +129,16 @@ def release() -> int:
     return freed
 
 
-def _streams(device: Any) -> tuple[Any, Any]:
-    """This device's (copies, signals) streams: the copy engine's work, and the barriers that follow it."""
+def _streams(device: Any, copies: int) -> tuple[list[Any], Any]:
+    """This device's streams: `copies` for the copy engine's work, and one for the barriers that follow it."""
     import torch
 
     if device.index not in _streams_of:
-        _streams_of[device.index] = (torch.cuda.Stream(device), torch.cuda.Stream(device))
-    return _streams_of[device.index]
+        _streams_of[device.index] = ([], torch.cuda.Stream(device))
+    held, signals = _streams_of[device.index]
+    while len(held) < copies:
+        held.append(torch.cuda.Stream(device))
+    return held[:copies], signals
 
 
 @functools.cache
@@ -187,6 +195,8 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
 
     from .exchange import _part, transpose_into
 
+    if copy_streams not in COPY_STREAMS:
+        raise ValueError(f"copy_streams must be one of {COPY_STREAMS}, not {copy_streams!r}")
     ranks, me = dist.get_world_size(group), dist.get_rank(group)
     if local.numel() and not (local.stride(1) == 1 and local.stride(0) >= local.shape[1]):
         local = local.contiguous()  # the copy engine moves rows of contiguous elements
@@ -195,14 +205,17 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
     ws = workspace(group, workspace_bytes(in_rows, out_rows, size), device)
     col_starts = [sum(out_rows[:d]) for d in range(ranks)]
     row_starts = [sum(in_rows[:s]) for s in range(ranks)]
-    main, copies, signals = torch.cuda.current_stream(device), *_streams(device)
+    per_peer = copy_streams == "per_peer"
+    main = torch.cuda.current_stream(device)
+    copies, signals = _streams(device, max(ranks - 1, 1) if per_peer else 1)
     out = local.new_empty((out_rows[me], sum(in_rows)))
     if ws.done is not None:
         main.wait_event(ws.done)  # this rank's reads of its workspace in the last call have run
     signals.wait_stream(main)
     with torch.cuda.stream(signals):
         ws.handle.barrier(channel=0)  # ... and every other rank's: the workspaces may be written again
-    copies.wait_stream(signals)
+    for stream in copies:
+        stream.wait_stream(signals)
     landed = []
     for k in range(chunks):  # the copies run back to back; each piece's barrier runs beside the next copies
         a, b = _part(m_me, chunks, k)  # piece k: rows [a, b) of this rank's block
@@ -210,8 +223,10 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
             d = (me + step) % ranks
             if b > a and out_rows[d]:
                 there = _block(ws.peers[d], layouts[d][me] + a * out_rows[d] * size, b - a, out_rows[d], dtype)
-                _send(local[a:b, col_starts[d]:col_starts[d] + out_rows[d]], there, copies)
-        signals.wait_stream(copies)
+                _send(local[a:b, col_starts[d]:col_starts[d] + out_rows[d]], there,
+                      copies[step - 1 if per_peer else 0])
+        for stream in copies:
+            signals.wait_stream(stream)
         with torch.cuda.stream(signals):
             ws.handle.barrier(channel=0)  # piece k has landed on every rank
         landed.append(torch.cuda.Event())
