@@ -14,6 +14,7 @@ for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.com
     cases += [((31, 33), dtype), ((3, 70, 45), dtype), ((1000, 3), dtype), ((3, 1000), dtype),
               ((64, 36), dtype), ((2, 40, 132), dtype),  # these two: whole 32-bit words (packed path)
               ((300, 301), dtype), ((301, 272), dtype), ((272, 301), dtype)]  # odd sides: configs.UNALIGNED_TILES
+cases += [((4097, 4099), torch.int8), ((4100, 4097), torch.int8)]  # the funnel kernel, stored by bytes and words
 
 
 def check(x) -> bool:
@@ -32,7 +33,7 @@ for wide in (False, True):
     for shape, dtype in cases:
         base = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
             torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
-        for x in (base, base[..., ::2], base.transpose(-1, -2), base[..., :1, :]):
+        for x in (base, base[..., ::2], base.transpose(-1, -2), base[..., :1, :], base[..., 1:]):
             if not check(x):
                 bad += 1
                 print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())

@@ -2,6 +2,10 @@
 and without configs.UNALIGNED_TILES: each plan checked bit for bit, timed against torch's copy of the same bytes.
 
     python3 scripts/odd_sides.py   (writes $OUT/odd_sides.json; needs a GPU)
+    TOGGLE=funnel_ok DTYPES=int8 python3 scripts/odd_sides.py   (bytes without and with the funnel kernel)
+
+TOGGLE names the rule of cornerturn.engine.configs that "before" runs without (unaligned_tiles by default,
+or funnel_ok); DTYPES (comma-separated torch dtypes) narrows the element types.
 """
 
 import json
@@ -16,7 +20,9 @@ from cornerturn.engine.timing import time_cuda
 
 SHAPES = [(16383, 16385), (16385, 16384), (16384, 16383), (32767, 16383), (4097, 4095), (8191, 8193),
           (4, 4097, 4095), (100000, 1001), (1001, 100000), (16384, 16384)]
-DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64)
+DTYPES = tuple(getattr(torch, d) for d in os.environ.get("DTYPES", "int8,float16,float32,float64").split(","))
+TOGGLE = os.environ.get("TOGGLE", "unaligned_tiles")
+OFF = {"unaligned_tiles": lambda *_: None, "funnel_ok": lambda *_: False}[TOGGLE]
 
 
 def fresh_plan(x):
@@ -39,10 +45,10 @@ def measure(dtype, shape: tuple[int, ...]) -> dict:
     copied = torch.empty_like(x)
     t_copy = min(time_cuda(lambda: copied.copy_(x), repeats=10).median for _ in range(2))
     row = {"dtype": str(dtype).removeprefix("torch."), "shape": shape}
-    with_tiles = configs.unaligned_tiles
+    rule = getattr(configs, TOGGLE)
     try:
-        for label, choice in (("before", lambda *_: None), ("after", with_tiles)):
-            configs.unaligned_tiles = choice
+        for label, choice in (("before", OFF), ("after", rule)):
+            setattr(configs, TOGGLE, choice)
             p = fresh_plan(x)
             out.view(torch.uint8).fill_(0xA5)
             p.execute(x, out)
@@ -51,7 +57,7 @@ def measure(dtype, shape: tuple[int, ...]) -> dict:
             row[label] = {"method": p.method, "exact": exact, "ms": round(t * 1e3, 4),
                           "pct": round(t_copy / t * 100, 1)}
     finally:
-        configs.unaligned_tiles = with_tiles
+        setattr(configs, TOGGLE, rule)
     return row
 
 
@@ -63,8 +69,9 @@ def main() -> None:
             print(json.dumps(res[-1]), flush=True)
             torch.cuda.empty_cache()
     os.makedirs(os.environ.get("OUT", "."), exist_ok=True)
-    with open(os.path.join(os.environ.get("OUT", "."), "odd_sides.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "results": res}, f, indent=1)
+    name = "odd_sides.json" if TOGGLE == "unaligned_tiles" else f"odd_sides_{TOGGLE}.json"
+    with open(os.path.join(os.environ.get("OUT", "."), name), "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "toggle": TOGGLE, "results": res}, f, indent=1)
 
 
 if __name__ == "__main__":

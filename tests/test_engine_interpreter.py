@@ -133,10 +133,14 @@ def test_small_matrices_take_small_tiles():
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 def test_odd_sides_take_long_runs_on_the_unaligned_side(itemsize):
-    """Output rows not whole 16-byte runs: tall tiles (ints 1 byte: both sides odd only); input rows: wide ones."""
+    """Output rows not whole 16-byte runs: tall tiles (ints 1 byte: both sides odd only); input rows: wide ones.
+    In words of one element (bytes whose input rows are odd take the funnel kernel in 4-byte words)."""
+    from cornerturn.engine.configs import FunnelConfig
+
     def chosen(rows, cols):
         problem = canonical((rows, cols), (cols * itemsize, itemsize), itemsize)
-        return heuristic(problem), unaligned_tiles(problem, natural_word(problem))
+        assert isinstance(heuristic(problem), FunnelConfig) == (itemsize == 1 and cols % 4 != 0 and rows >= 4096)
+        return heuristic(problem, itemsize), unaligned_tiles(problem, itemsize)
 
     both, both_direct = chosen(16383, 16385)
     assert both == both_direct and (both.block_r > both.block_c) == (itemsize > 1)
@@ -267,3 +271,56 @@ def test_a_misaligned_address_narrows_the_word_and_keeps_a_strided_output(monkey
     assert narrowed_for(strided, 4096 + 4, 8192, 0) == "strided"
     assert narrowed_for(plain, 4096, 8192 + 2, 0) == "plain"
     assert asked == [("strided", 4, 256), ("plain", 2)]
+
+
+def _run_funnel(x: np.ndarray, base: np.ndarray, config, out_row: int | None = None) -> np.ndarray:
+    """A funnel plan on `x` (a view starting at `base`'s first byte) in the interpreter, through 4-byte word
+    views of padded copies (the kernel reads whole words, a few bytes past a row's end); the output poisoned,
+    `out_row` bytes between output rows for one matrix written into a wider output."""
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    plan = engine_plan.build(problem, 4, config, out_row_stride=out_row)
+    padded = np.zeros(base.size + 8 - base.size % 4, np.uint8)
+    padded[:base.size] = base.reshape(-1)
+    need = x.size if out_row is None else x.shape[-1] * out_row
+    out = poisoned((need + 8 - need % 4,), np.uint8)
+    for x_offset, out_offset, launch in plan.pieces:
+        assert x_offset % 4 == 0 and out_offset % 4 == 0
+        launch.run_tensors(torch.from_numpy(padded.view(np.int32))[x_offset // 4:],
+                           torch.from_numpy(out.view(np.int32))[out_offset // 4:])
+    return out
+
+
+@pytest.mark.parametrize("shape, pad", [((129, 131), 0), ((128, 131), 0), ((132, 130), 0), ((3, 20, 37), 0),
+                                        ((2, 3, 12, 33), 0), ((40, 61), 6)], ids=str)
+def test_funnel_kernel_reads_odd_rows_as_words(shape, pad, rng):
+    """Bytes whose rows start anywhere: read as aligned words and funnel-shifted (stored as words where the
+    output's rows are whole words, else byte by byte); a column slice of a wider matrix too (`pad`)."""
+    from cornerturn.engine.configs import FunnelConfig, funnel_ok
+
+    base = random_bits(shape[:-1] + (shape[-1] + pad,), np.uint8, rng)
+    x = base[..., :shape[-1]]
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    assert any(s % 4 for s in (*problem.batch_strides, problem.row_stride))
+    for config in (FunnelConfig(8, 4), FunnelConfig(16, 2, 8)):
+        got = _run_funnel(x, base, config)
+        assert_bits_equal(got[:x.size].reshape(reference(x).shape), reference(x))
+        assert (got[x.size:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
+    big = canonical((4096, 4097), (4097, 1), 1)
+    assert funnel_ok(big) and natural_word(big) == 4 and isinstance(heuristic(big), FunnelConfig)
+    assert all(isinstance(c, FunnelConfig) for c in candidates(big))
+    assert not funnel_ok(canonical((4096, 4096), (4096, 1), 1))  # whole words: the packed kernel
+    assert not funnel_ok(canonical((100000, 1001), (1001, 1), 1))  # a short side: the byte tiles
+    assert not isinstance(heuristic(big, 1), FunnelConfig)  # a misaligned address narrows to bytes
+
+
+@pytest.mark.parametrize("width", [40, 41, 43])
+def test_funnel_kernel_into_a_column_block(width, rng):
+    """Odd input rows transposed into the first 36 columns of a wider output, `width` bytes a row (stored as
+    words only where those rows are whole words): the block is exact and nothing around it is written."""
+    from cornerturn.engine.configs import FunnelConfig
+
+    base = random_bits((36, 43), np.uint8, rng)
+    got = _run_funnel(base, base, FunnelConfig(8, 4), out_row=width)
+    want = poisoned(got.shape, np.uint8)
+    want[:43 * width].reshape(43, width)[:, :36] = base.T
+    assert_bits_equal(got, want)

@@ -190,10 +190,11 @@ def test_transpose_into_a_column_block(gen):
     from cornerturn.distributed.exchange import transpose_into
 
     for dtype in DTYPES:
-        # the last case's addresses are one element off the natural words of 1- and 2-byte elements: narrower
-        # words, with the output's row stride kept
+        # the fifth case's addresses are one element off the natural words of 1- and 2-byte elements: narrower
+        # words, with the output's row stride kept; the last two have odd input rows (bytes: the funnel kernel
+        # into output rows of whole words; into rows an odd length apart the byte tiles)
         for rows, cols, lead, skip in [(300, 500, 64, 40), (4096, 1000, 512, 4), (7, 3000, 16, 5), (1000, 4, 8, 0),
-                                       (300, 500, 1, 1)]:
+                                       (300, 500, 1, 1), (4096, 4097, 64, 4), (4097, 4097, 64, 4)]:
             x = rand_bits((rows, cols + skip), dtype, gen)[:, skip:]
             wide = rand_bits((cols, lead + rows + 24), dtype, gen)
             before = wide.clone()

@@ -208,7 +208,7 @@ def transpose_into(src: Any, dst: Any) -> None:
 
     if dst.is_cuda and dst.stride(1) == 1 and src.numel():
         from .. import engine
-        from ..engine.configs import natural_word
+        from ..engine.configs import natural_word, word_size
         from ..engine.runtime import run_pointers
         from ..problem import canonical
 
@@ -216,6 +216,8 @@ def transpose_into(src: Any, dst: Any) -> None:
         problem = canonical(tuple(src.shape), tuple(st * size for st in src.stride()), size)
         word = natural_word(problem) if problem.kind == "transpose" else 0
         stride = dst.stride(0) * size
+        if word and stride % word:  # e.g. bytes read through funnel shifts (words) into rows an odd length apart
+            word = word_size(problem)
         if word and not problem.batch and stride % word == 0:
             device = dst.device.index
             plan = engine.choose_strided_out(problem, f"cuda:{device}", word, stride)

@@ -74,6 +74,41 @@ class PairsConfig:
         return f"pairs{self.block_r}x{self.block_c}-w{self.num_warps}"
 
 
+@dataclass(frozen=True)
+class FunnelConfig:
+    """A transpose_funnel launch (bytes whose input rows do not start at whole 32-bit words): block_r rows x
+    block_cw words."""
+
+    block_r: int
+    block_cw: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        TileConfig(self.block_r, self.block_cw, self.num_warps)  # same rules
+        if self.block_r < 4:
+            raise ValueError(f"FunnelConfig.block_r: must be >= 4, got {self.block_r}")
+
+    @property
+    def name(self) -> str:
+        return f"funnel{self.block_r}x{self.block_cw}w-w{self.num_warps}"
+
+
+# The best of a sweep on an H200 over int8 16384x16383, 16383x16385, 32767x16383 and 4097x4095 (docs/engine.md)
+FUNNEL_TILE = FunnelConfig(128, 32, 4)
+FUNNEL_FROM = 4096  # both sides at least this long: measured faster there; slower on int8 100000x1001 and 2000x2003
+
+
+def funnel_ok(problem: Problem) -> bool:
+    """Bytes with contiguous columns whose input rows (or matrices of one launch) do not all start at whole
+    32-bit words, positive strides, both sides at least FUNNEL_FROM: transpose_funnel, which reads them as
+    aligned words."""
+    strides = (*problem.batch_strides, problem.row_stride)
+    return (problem.kind == "transpose" and problem.itemsize == 1 and problem.col_stride == 1
+            and all(s > 0 for s in strides) and any(s % 4 for s in strides)
+            and all(s % 4 == 0 for s in problem.batch_strides[:-1])  # separate launches start at whole words
+            and min(problem.rows, problem.cols) >= FUNNEL_FROM)
+
+
 def pairs_ok(problem: Problem, word: int) -> bool:
     return (problem.kind == "transpose" and problem.itemsize == 16 and word == 8
             and problem.col_stride == 16)
@@ -121,8 +156,9 @@ def pack_factor(problem: Problem) -> int:
 
 
 def natural_word(problem: Problem) -> int:
-    """The word a plan moves by default: 4 bytes for packable narrow elements, else the widest that fits."""
-    return 4 if pack_factor(problem) else word_size(problem)
+    """The word a plan moves by default: 4 bytes for packable narrow elements and for bytes read through funnel
+    shifts (the input's address must then be a multiple of 4), else the widest that fits."""
+    return 4 if pack_factor(problem) or funnel_ok(problem) else word_size(problem)
 
 
 # Rows that are not whole 16-byte runs (an odd side) move one element per access on that side, and each run of a
@@ -153,13 +189,15 @@ def unaligned_tiles(problem: Problem, word: int) -> TileConfig | None:
     return config
 
 
-def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig:
+def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig | FunnelConfig:
     """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
     matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced; packed
     words for narrow elements; the shapes that autotuning found best on an H200 where they differ."""
     if problem.kind != "transpose":
         return CopyConfig()
     word = word or natural_word(problem)
+    if word == 4 and funnel_ok(problem):
+        return FUNNEL_TILE
     if word == 4 and pack_factor(problem):
         pack = pack_factor(problem)
         block_cw = min(64, _pow2_at_least(problem.cols // pack))
@@ -194,6 +232,9 @@ def candidates(problem: Problem, word: int | None = None) -> list:
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
+    if word == 4 and funnel_ok(problem):  # the other kernels of bytes run in plans of 1-byte words
+        return sorted({FunnelConfig(br, bcw, warps) for br in (64, 128, 256) for bcw in (16, 32, 64)
+                       for warps in (4, 8) if 4096 <= br * bcw * 4 <= 64 * 1024}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):
         for br in (8, 16, 32, 64):

@@ -12,6 +12,11 @@ transpose_packed: 1- and 2-byte elements moved as 32-bit words. A program loads 
 and stores PACK word-tiles, one per element position, each along the output rows. Both global sides and the
 shared-memory exchange move whole 4-byte words instead of single bytes.
 
+transpose_funnel: bytes whose input rows do not start at whole 32-bit words (an odd row stride): each row read as
+the aligned words that hold it, two neighbours funnel-shifted into each word of the tile's column grid, so loads
+move 4 bytes a lane instead of one; then as transpose_packed (4 x 4 byte blocks, by byte permutes) where output
+rows are whole words, else stored byte by byte.
+
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
 axes) and each output row segment of 2 x BLOCK_R words is stored whole.
@@ -120,6 +125,98 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
             m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
             tl.store(out_base + c_out[None, :] * out_row_stride + rw[:, None], packed.to(tl.int32, bitcast=True),
                      mask=m)
+
+
+@triton.jit
+def _prmt(a, b, SEL: tl.constexpr, ASM: tl.constexpr):
+    """PTX prmt.b32 with selector SEL (one of the four the byte transposes use): byte k of the result is byte
+    (SEL >> 4 k) & 7 of the pair (b:a). In shifts and masks where ASM is off (Triton's interpreter)."""
+    if ASM:
+        if SEL == 0x5140:
+            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x5140;", "=r,r,r", [a, b], dtype=tl.uint32,
+                                             is_pure=True, pack=1)
+        elif SEL == 0x7362:
+            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x7362;", "=r,r,r", [a, b], dtype=tl.uint32,
+                                             is_pure=True, pack=1)
+        elif SEL == 0x5410:
+            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x5410;", "=r,r,r", [a, b], dtype=tl.uint32,
+                                             is_pure=True, pack=1)
+        else:
+            tl.static_assert(SEL == 0x7632)
+            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x7632;", "=r,r,r", [a, b], dtype=tl.uint32,
+                                             is_pure=True, pack=1)
+    else:
+        out = tl.zeros_like(a)
+        for k in tl.static_range(4):
+            i: tl.constexpr = (SEL >> (4 * k)) & 7
+            if i < 4:  # noqa: SIM108 - a branch on a constexpr, resolved when the kernel is compiled
+                byte = (a >> (8 * i)) & 0xFF
+            else:
+                byte = (b >> (8 * (i - 4))) & 0xFF
+            out = out | (byte << (8 * k))
+        return out
+
+
+@triton.jit
+def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
+    """(hi:lo) >> 8 s for s in 0..3 per element: the word that starts s bytes into lo."""
+    if ASM:
+        return tl.inline_asm_elementwise("shf.r.clamp.b32 $0, $1, $2, $3;", "=r,r,r,r", [lo, hi, s * 8],
+                                         dtype=tl.uint32, is_pure=True, pack=1)
+    else:
+        shift = 8 * s
+        return tl.where(s > 0, (lo >> shift) | (hi << ((32 - shift) % 32)), lo)
+
+
+@triton.jit
+def transpose_funnel(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
+                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, OUT_WORDS: tl.constexpr, WIDE: tl.constexpr,
+                     ASM: tl.constexpr):
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
+    cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
+    if WIDE:
+        r = r.to(tl.int64)
+    start = b * batch_stride + r * row_stride  # byte of each row's first element, from x_ptr (4-aligned)
+    q = start // 4
+    s = (start - 4 * q).to(tl.uint32)
+    lo_at = q[:, None] + cw[None, :]
+    ok = (r[:, None] < rows) & (cw[None, :] * 4 < cols)
+    lo = tl.load(x_ptr + lo_at, mask=ok, other=0).to(tl.uint32, bitcast=True)
+    hi = tl.load(x_ptr + lo_at + 1, mask=ok & (s[:, None] > 0) & (lo_at * 4 + 4 < nbytes), other=0)
+    v = _funnel_shift(lo, hi.to(tl.uint32, bitcast=True), s[:, None], ASM)  # bytes 4 cw .. 4 cw + 3 of row r
+    out_base = b * rows * cols  # bytes; batched outputs are C-contiguous
+    if OUT_WORDS:  # output rows are whole words: 4 x 4 byte blocks transposed with byte permutes
+        BLOCK_RW: tl.constexpr = BLOCK_R // 4
+        grouped = tl.permute(tl.reshape(v, [BLOCK_RW, 4, BLOCK_CW]), (0, 2, 1))
+        even, odd = tl.split(tl.reshape(grouped, [BLOCK_RW, BLOCK_CW, 2, 2]))
+        w0, w2 = tl.split(even)
+        w1, w3 = tl.split(odd)
+        t0 = _prmt(w0, w1, 0x5140, ASM)  # bytes 0 and 1 of rows 0 and 1, interleaved
+        t1 = _prmt(w0, w1, 0x7362, ASM)
+        t2 = _prmt(w2, w3, 0x5140, ASM)
+        t3 = _prmt(w2, w3, 0x7362, ASM)
+        rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
+        m = rw[:, None] * 4 < rows
+        for k in tl.static_range(4):
+            if k == 0:
+                packed = _prmt(t0, t2, 0x5410, ASM)
+            elif k == 1:
+                packed = _prmt(t0, t2, 0x7632, ASM)
+            elif k == 2:
+                packed = _prmt(t1, t3, 0x5410, ASM)
+            else:
+                packed = _prmt(t1, t3, 0x7632, ASM)
+            c_out = cw * 4 + k
+            tl.store(out_ptr + out_base // 4 + c_out[None, :] * (out_row_stride // 4) + rw[:, None],
+                     packed.to(tl.int32, bitcast=True), mask=m & (c_out[None, :] < cols))
+    else:  # byte by byte
+        out8 = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True) + out_base
+        for k in tl.static_range(4):
+            c_out = cw * 4 + k
+            byte = ((v >> (8 * k)) & 0xFF).to(tl.uint8).to(tl.int8, bitcast=True)
+            tl.store(out8 + c_out[None, :] * out_row_stride + r[:, None], byte,
+                     mask=(r[:, None] < rows) & (c_out[None, :] < cols))
 
 
 @triton.jit

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 from ..problem import Problem
-from .configs import CopyConfig, PackedConfig, PairsConfig, TileConfig, heuristic
+from .configs import CopyConfig, FunnelConfig, PackedConfig, PairsConfig, TileConfig, heuristic
 from .launch import Launch
 
-Config = TileConfig | CopyConfig | PackedConfig | PairsConfig
+Config = TileConfig | CopyConfig | PackedConfig | PairsConfig | FunnelConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 
@@ -36,7 +37,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
 
     if out_row_stride is None:
         out_row_stride = problem.rows * problem.itemsize
-    elif inner != 1 or problem.kind != "transpose" or out_row_stride % word:
+    elif (inner != 1 or problem.kind != "transpose" or
+          out_row_stride % (1 if isinstance(config, FunnelConfig) else word)):
         raise ValueError("a strided output needs one matrix transposed in words that divide its row stride")
 
     words = problem.itemsize // word
@@ -64,6 +66,19 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        out_row_stride // 4),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide,
                        "SPLIT": config.split},
+                      config.num_warps, 4)
+    if isinstance(config, FunnelConfig):
+        assert word == 4 and problem.itemsize == 1 and problem.col_stride == 1
+        tiles_r = math.ceil(problem.rows / config.block_r)
+        tiles_c = math.ceil(math.ceil(problem.cols / 4) / config.block_cw)
+        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols  # readable
+        wide = max(nbytes + 8, inner * problem.rows * problem.cols, out_row_stride * problem.cols) >= WIDE_FROM
+        out_words = out_row_stride % 4 == 0 and problem.rows % 4 == 0
+        return Launch(kernels.transpose_funnel, inner * tiles_r * tiles_c,
+                      (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles_r, tiles_c, out_row_stride,
+                       nbytes),
+                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "OUT_WORDS": out_words, "WIDE": wide,
+                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
                       config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16

@@ -18,9 +18,10 @@ import warnings
 from pathlib import Path
 
 from ..problem import Problem
-from .configs import CopyConfig, PackedConfig, PairsConfig, TileConfig, candidates
+from .configs import CopyConfig, FunnelConfig, PackedConfig, PairsConfig, TileConfig, candidates
 
-_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig, "pairs": PairsConfig}
+_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig, "pairs": PairsConfig,
+          "funnel": FunnelConfig}
 
 SCHEMA = 1
 DEFAULT_BUDGET_S = 30.0
