@@ -65,8 +65,7 @@ def run(rows: int, cols: int, dtype: str = "float32", repeats: int = 10, chunks:
     from . import direct
 
     if copy_streams is not None:
-        if copy_streams not in direct.COPY_STREAMS:
-            raise ValueError(f"copy_streams must be one of {direct.COPY_STREAMS}, not {copy_streams!r}")
+        direct.check_copy_streams(copy_streams)
         direct.copy_streams = copy_streams
 
     cuda = torch.cuda.is_available()

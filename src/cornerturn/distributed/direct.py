@@ -19,6 +19,12 @@ copy_streams = "one"
 ALIGN = 256  # every source's region in a workspace starts at a multiple of this many bytes
 
 
+def check_copy_streams(value: str) -> None:
+    """A ValueError unless `value` is one of COPY_STREAMS."""
+    if value not in COPY_STREAMS:
+        raise ValueError(f"copy_streams must be one of {COPY_STREAMS}, not {value!r}")
+
+
 def regions(out_rows_d: int, in_rows: list[int], d: int, size: int) -> list[int]:
     """Byte offsets of each source's block in rank d's workspace, in source order, d's own slot empty; the last
     entry is the bytes the workspace needs. Source s's block holds the in_rows[s] x out_rows_d elements it sends
@@ -195,8 +201,7 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
 
     from .exchange import _part, transpose_into
 
-    if copy_streams not in COPY_STREAMS:
-        raise ValueError(f"copy_streams must be one of {COPY_STREAMS}, not {copy_streams!r}")
+    check_copy_streams(copy_streams)
     ranks, me = dist.get_world_size(group), dist.get_rank(group)
     if local.numel() and not (local.stride(1) == 1 and local.stride(0) >= local.shape[1]):
         local = local.contiguous()  # the copy engine moves rows of contiguous elements

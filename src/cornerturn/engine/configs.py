@@ -39,6 +39,14 @@ class TileConfig:
         return f"tiles{self.block_r}x{self.block_c}-w{self.num_warps}"
 
 
+def _check_word_tile(config) -> None:
+    """A tile of block_r rows x block_cw 32-bit words holding groups of 4 rows: TileConfig's rules, and block_r
+    at least 4."""
+    TileConfig(config.block_r, config.block_cw, config.num_warps)  # same rules
+    if config.block_r < 4:
+        raise ValueError(f"{type(config).__name__}.block_r: must be >= 4, got {config.block_r}")
+
+
 @dataclass(frozen=True)
 class PackedConfig:
     """A transpose_packed launch (1- and 2-byte elements in 32-bit words): block_r rows x block_cw words."""
@@ -49,9 +57,7 @@ class PackedConfig:
     split: bool = False  # combine a word group's rows elementwise instead of summing over their axis
 
     def __post_init__(self) -> None:
-        TileConfig(self.block_r, self.block_cw, self.num_warps)  # same rules
-        if self.block_r < 4:
-            raise ValueError(f"PackedConfig.block_r: must be >= 4, got {self.block_r}")
+        _check_word_tile(self)
 
     @property
     def name(self) -> str:
@@ -84,9 +90,7 @@ class FunnelConfig:
     num_warps: int = 4
 
     def __post_init__(self) -> None:
-        TileConfig(self.block_r, self.block_cw, self.num_warps)  # same rules
-        if self.block_r < 4:
-            raise ValueError(f"FunnelConfig.block_r: must be >= 4, got {self.block_r}")
+        _check_word_tile(self)
 
     @property
     def name(self) -> str:

@@ -83,6 +83,17 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
 
 
 @triton.jit
+def _rows_of_groups(words, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr):
+    """Words of BLOCK_RW groups of 4 rows x BLOCK_CW columns ([BLOCK_RW, 4, BLOCK_CW]) as four [BLOCK_RW,
+    BLOCK_CW] tensors, the first to the fourth row of each group, to be combined elementwise."""
+    grouped = tl.permute(words, (0, 2, 1))
+    even, odd = tl.split(tl.reshape(grouped, [BLOCK_RW, BLOCK_CW, 2, 2]))
+    w0, w2 = tl.split(even)
+    w1, w3 = tl.split(odd)
+    return w0, w1, w2, w3
+
+
+@triton.jit
 def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
                      BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr,
                      SPLIT: tl.constexpr):
@@ -100,14 +111,11 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
     rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
     out_base = out_ptr + b * rows_w * cols
     if SPLIT:  # the PACK rows of a group as separate tensors, combined elementwise
-        grouped = tl.permute(words, (0, 2, 1))
         if PACK == 2:
-            w0, w1 = tl.split(grouped)
+            w0, w1 = tl.split(tl.permute(words, (0, 2, 1)))
             w2, w3 = w0, w1
         else:
-            even, odd = tl.split(tl.reshape(grouped, [BLOCK_RW, BLOCK_CW, 2, 2]))
-            w0, w2 = tl.split(even)
-            w1, w3 = tl.split(odd)
+            w0, w1, w2, w3 = _rows_of_groups(words, BLOCK_RW, BLOCK_CW)
         for k in tl.static_range(PACK):
             packed = ((w0 >> (BITS * k)) & MASK) | (((w1 >> (BITS * k)) & MASK) << BITS)
             if PACK == 4:
@@ -129,22 +137,11 @@ def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
 
 @triton.jit
 def _prmt(a, b, SEL: tl.constexpr, ASM: tl.constexpr):
-    """PTX prmt.b32 with selector SEL (one of the four the byte transposes use): byte k of the result is byte
-    (SEL >> 4 k) & 7 of the pair (b:a). In shifts and masks where ASM is off (Triton's interpreter)."""
-    if ASM:
-        if SEL == 0x5140:
-            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x5140;", "=r,r,r", [a, b], dtype=tl.uint32,
-                                             is_pure=True, pack=1)
-        elif SEL == 0x7362:
-            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x7362;", "=r,r,r", [a, b], dtype=tl.uint32,
-                                             is_pure=True, pack=1)
-        elif SEL == 0x5410:
-            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x5410;", "=r,r,r", [a, b], dtype=tl.uint32,
-                                             is_pure=True, pack=1)
-        else:
-            tl.static_assert(SEL == 0x7632)
-            return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x7632;", "=r,r,r", [a, b], dtype=tl.uint32,
-                                             is_pure=True, pack=1)
+    """PTX prmt.b32 with selector SEL: byte k of the result is byte (SEL >> 4 k) & 7 of the pair (b:a). In
+    shifts and masks where ASM is off (Triton's interpreter)."""
+    if ASM:  # the selector as a register operand: a constant, folded into the instruction by ptxas
+        return tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, $3;", "=r,r,r,r", [a, b, tl.zeros_like(a) + SEL],
+                                         dtype=tl.uint32, is_pure=True, pack=1)
     else:
         out = tl.zeros_like(a)
         for k in tl.static_range(4):
@@ -159,13 +156,16 @@ def _prmt(a, b, SEL: tl.constexpr, ASM: tl.constexpr):
 
 @triton.jit
 def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
-    """(hi:lo) >> 8 s for s in 0..3 per element: the word that starts s bytes into lo."""
+    """(hi:lo) >> 8 s, s bytes (0 to one less than a word), for unsigned words lo and hi of one width: the word
+    that starts s bytes into lo. With ASM (32-bit words only) one shf.r instruction."""
     if ASM:
         return tl.inline_asm_elementwise("shf.r.clamp.b32 $0, $1, $2, $3;", "=r,r,r,r", [lo, hi, s * 8],
                                          dtype=tl.uint32, is_pure=True, pack=1)
     else:
-        shift = 8 * s
-        return tl.where(s > 0, (lo >> shift) | (hi << ((32 - shift) % 32)), lo)
+        bits: tl.constexpr = lo.dtype.primitive_bitwidth
+        up = (8 * s).to(lo.dtype)
+        down = ((bits - 8 * s) % bits).to(lo.dtype)
+        return tl.where(s > 0, (lo >> up) | (hi << down), lo)
 
 
 @triton.jit
@@ -188,10 +188,7 @@ def transpose_funnel(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
     out_base = b * rows * cols  # bytes; batched outputs are C-contiguous
     if OUT_WORDS:  # output rows are whole words: 4 x 4 byte blocks transposed with byte permutes
         BLOCK_RW: tl.constexpr = BLOCK_R // 4
-        grouped = tl.permute(tl.reshape(v, [BLOCK_RW, 4, BLOCK_CW]), (0, 2, 1))
-        even, odd = tl.split(tl.reshape(grouped, [BLOCK_RW, BLOCK_CW, 2, 2]))
-        w0, w2 = tl.split(even)
-        w1, w3 = tl.split(odd)
+        w0, w1, w2, w3 = _rows_of_groups(tl.reshape(v, [BLOCK_RW, 4, BLOCK_CW]), BLOCK_RW, BLOCK_CW)
         t0 = _prmt(w0, w1, 0x5140, ASM)  # bytes 0 and 1 of rows 0 and 1, interleaved
         t1 = _prmt(w0, w1, 0x7362, ASM)
         t2 = _prmt(w2, w3, 0x5140, ASM)
@@ -721,9 +718,7 @@ def _funnel_read(src_ptr, s0, d0, d1, size, WORD: tl.constexpr, BLOCK: tl.conste
     s = (WORD * d - delta - shift) // WORD
     lo = tl.load(words + s, mask=inside)
     hi = tl.load(words + s + 1, mask=inside & (shift > 0))
-    up = (8 * shift).to(lo.dtype)
-    down = ((8 * WORD - 8 * shift) % (8 * WORD)).to(lo.dtype)
-    v = tl.where(shift > 0, (lo >> up) | (hi << down), lo)
+    v = _funnel_shift(lo, hi, shift, False)
     edge = tl.arange(0, 4 * WORD)
     b = tl.where(edge < WORD, d0 + edge, WORD * end + edge - WORD)
     bytes_mask = tl.where(edge < WORD, b < tl.minimum(WORD * first, d1), b < d1)
