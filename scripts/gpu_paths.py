@@ -39,10 +39,13 @@ for wide in (False, True):
                 print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())
 
 
-def wrong_in_place(shapes, label: str) -> int:
+IN_PLACE_DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128)
+
+
+def wrong_in_place(shapes, label: str, dtypes=IN_PLACE_DTYPES) -> int:
     """transpose_ of each shape in each element size against torch; the number of wrong results."""
     wrong = 0
-    for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
+    for dtype in dtypes:
         for shape in shapes:
             x = torch.randn(*shape, device="cuda").to(dtype) if dtype != torch.int8 else \
                 torch.randint(-128, 127, shape, dtype=dtype, device="cuda")
@@ -80,8 +83,14 @@ for blocks in (rectangular.BlockOptions(min_chunk_bytes=1, segments=1, trim_size
                                         trim_sizes=every_size)):
     rectangular.BLOCK_OPTIONS = blocks
     bad += wrong_in_place([(96, 32), (32, 96), (2, 40, 8), (99, 32), (32, 99), (96, 64), (3, 61, 12), (130, 33),
-                           (33, 130), (32, 7), (7, 32), (2, 32, 7), (70, 17), (17, 70), (2, 40, 19), (300, 61)],
-                          f"block, peeled or trimmed form {blocks}")
+                           (33, 130), (32, 7), (7, 32), (2, 32, 7), (70, 17), (17, 70), (2, 40, 19), (300, 61),
+                           (48, 80), (80, 48), (2, 36, 60)],
+                          f"block, grid, peeled or trimmed form {blocks}")
+# trimmed to a grid: an edge of one column (row) too small for the peeled form's edge of 14 rows (columns)
+for dtype in IN_PLACE_DTYPES:
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    rectangular.BLOCK_OPTIONS = rectangular.BlockOptions(min_chunk_bytes=1, saved_bytes=64 * itemsize)
+    bad += wrong_in_place([(64, 25), (25, 64), (2, 64, 25)], f"trimmed to a grid {dtype}", (dtype,))
 rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)

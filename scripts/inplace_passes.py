@@ -52,7 +52,7 @@ def passes(plan):
 
 SETTINGS = {
     "three passes": {"blocks": rectangular.BlockOptions(enabled=False)},
-    "block or peeled form": {},  # the default: the block or peeled form where it applies
+    "default form": {},  # the default: the block, grid, peeled or trimmed form where one applies
 }
 
 

@@ -31,6 +31,22 @@ def test_block_form_transposes(rows, cols, rng):
     assert_bits_equal(blocks.transpose_reference(x), x.T.copy())
 
 
+@pytest.mark.parametrize("rows, cols", [(m, n) for m in range(2, 41) for n in range(2, 41)
+                                        if blocks.grid_form(m, n) is not None])
+def test_grid_form_transposes(rows, cols, rng):
+    x = rng.integers(0, 2**62, (rows, cols))
+    assert_bits_equal(blocks.grid_reference(x), x.T.copy())
+
+
+def test_grid_form_applies_where_the_sides_share_a_factor_and_neither_divides_the_other():
+    assert blocks.grid_form(32768, 12288) == blocks.GridForm(8, 3, 4096)
+    assert blocks.grid_form(4096, 14336) == blocks.GridForm(2, 7, 2048)
+    assert blocks.grid_form(32768, 8192) is None and blocks.grid_form(8192, 8192) is None
+    assert blocks.grid_form(32768, 8191) is None  # coprime
+    with pytest.raises(ValueError, match="no grid form"):
+        blocks.grid_reference(np.zeros((4, 8)))
+
+
 @pytest.mark.parametrize("rows, cols", [(13, 4), (4, 13), (9, 2), (2, 9), (30, 7), (7, 30), (17, 16), (16, 17),
                                         (100, 33), (5, 3), (3, 5)])
 def test_peeled_form_transposes(rows, cols, rng):
@@ -233,6 +249,50 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(48, 80), (80, 48), (2, 36, 60), (96, 40), (21, 33), (3, 24, 40)], ids=str)
+@pytest.mark.parametrize("route", list(BLOCK_ROUTES))
+def test_gpu_grid_form_in_the_interpreter(dtype, shape, route, rng):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, plan, run_tensors
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=BlockOptions(**BLOCK_ROUTES[route]))
+    squares = [s.launch for s in p.steps if s.launch.kernel.fn.__name__ == "transpose_square_inplace"]
+    form = blocks.grid_form(m, n)
+    assert squares and all(s.constexprs["GRID"] and s.ints[4] == form.across for s in squares)
+    assert {s.launch.kernel.fn.__name__ for s in p.steps} & {"cycles_move", "cycles_move_packed"}
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape, cut", [((64, 25), 1), ((25, 64), 1), ((2, 64, 25), 1), ((96, 35), 3),
+                                        ((35, 96), 3)], ids=str)
+def test_gpu_trimmed_to_a_grid_in_the_interpreter(dtype, shape, cut, rng):
+    """No other form fits (the peeled form's edge passes saved_bytes): the last `cut` columns (tall) or rows
+    (wide) set aside leave sides with a shared factor, in grid or block form."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, _trim, plan, run_tensors
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    options = BlockOptions(min_chunk_bytes=4 * x.itemsize, saved_bytes=cut * max(m, n) * x.itemsize)
+    trim = _trim(m, n, x.itemsize, options, alone=True)
+    assert trim is not None and trim.cut == cut
+    p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
+    names = [s.launch.kernel.fn.__name__ for s in p.steps]
+    assert names.count("copy_2d") == 2 * (x.size // (m * n)) and "transpose_square_inplace" in names
+    assert not {"inplace_columns", "inplace_rows"} & set(names)
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
 PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
                "cut cycles, rows in many parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 2,
                                                   "restride_bytes": 8},
@@ -248,7 +308,7 @@ PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
 def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    from cornerturn.engine.rectangular import BlockOptions, _peel_fits, plan, run_tensors
+    from cornerturn.engine.rectangular import BlockOptions, _peel_fits, _trim, plan, run_tensors
 
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
@@ -256,8 +316,11 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     options = BlockOptions(**PEEL_ROUTES[route], trim_sizes=())
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
-    if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):  # too many parts a row: three passes
-        assert "transpose_square_inplace" not in names
+    if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):
+        # too many parts a row (its rows are the long side): trimmed to a form of its own where a cut fits (rows of
+        # the short side; 288 x 17 less a column is a block form), else three passes
+        trimmed = _trim(m, n, x.itemsize, options, alone=True) is not None
+        assert ("transpose_square_inplace" in names) == trimmed and ("inplace_rows" in names) != trimmed
     else:
         assert {"copy_2d", "zero_words", "transpose_square_inplace"} <= names
         assert bool(names & {"cycles_move", "cycles_move_packed"}) == (blocks.peel_form(m, n).front is not None)

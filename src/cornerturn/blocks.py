@@ -19,6 +19,7 @@ the last r rows.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -75,6 +76,55 @@ def transpose_reference(x: np.ndarray) -> np.ndarray:
     else:
         apply(chunks, work)
         squares[:] = squares.swapaxes(1, 2).copy()
+    return y.reshape(n, m)
+
+
+class GridForm(NamedTuple):
+    """`down` x `across` squares of side `side` (the gcd of the sides), neither side dividing the other."""
+
+    down: int
+    across: int
+    side: int
+
+    @property
+    def squares(self) -> int:
+        return self.down * self.across
+
+    @property
+    def chunks(self) -> int:
+        return self.squares * self.side
+
+
+def grid_form(rows: int, cols: int) -> GridForm | None:
+    """The grid form of a rows x cols matrix, or None when one side divides the other (block_form, or square) or
+    the sides share no factor."""
+    side = math.gcd(rows, cols)
+    if side in (1, rows, cols):
+        return None
+    return GridForm(rows // side, cols // side, side)
+
+
+def grid_source(form: GridForm) -> np.ndarray:
+    """For each destination chunk, its source chunk: place (c g + u) k + b takes chunk (b g + u) q + c, for the
+    k x q squares of side g (each already transposed where it lies)."""
+    k, q, g = form.down, form.across, form.side
+    d = np.arange(form.chunks, dtype=np.int64)
+    b, row = d % k, d // k  # row c g + u of the output, its chunk b
+    return (b * g + row % g) * q + row // g
+
+
+def grid_reference(x: np.ndarray) -> np.ndarray:
+    """The grid form's two steps in NumPy on a copy of 2-D `x`: the result equals x.T."""
+    from .cycles import apply, segments
+
+    m, n = x.shape
+    form = grid_form(m, n)
+    if form is None:
+        raise ValueError(f"{m} x {n} has no grid form: one side divides the other, or they share no factor")
+    y = x.copy().reshape(-1)
+    squares = y.reshape(form.down, form.side, form.across, form.side)  # [b, u, c, v]: square (b, c), row u
+    squares[:] = squares.transpose(0, 3, 2, 1).copy()
+    apply(y.reshape(form.chunks, form.side), segments(grid_source(form), 3))
     return y.reshape(n, m)
 
 

@@ -22,10 +22,13 @@ FLAT_PAIRS = True
 
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
-                  num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None) -> Launch:
+                  num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
+                  across: int = 0) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
-    the barrier (default: where rows are not whole 16-byte runs, so that accesses are one word wide)."""
+    the barrier (default: where rows are not whole 16-byte runs, so that accesses are one word wide). With
+    `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
+    form), else one after another."""
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -36,9 +39,11 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     wide = batch * n * n * words >= WIDE_FROM
     flat = FLAT_PAIRS and words == 2 if flat is None else flat
     readdress = (n * itemsize) % 16 != 0 if readdress is None else readdress
-    return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2), (n, n * n * words, tiles),
-                  {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat, "READDRESS": readdress}, num_warps,
-                  word)
+    row_stride = across * n if across else n
+    return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2),
+                  (n, n * row_stride * words, tiles, row_stride, max(1, across)),
+                  {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat, "READDRESS": readdress,
+                   "GRID": bool(across)}, num_warps, word)
 
 
 def square_word(itemsize: int, ptr: int) -> int:

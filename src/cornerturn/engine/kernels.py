@@ -25,7 +25,8 @@ transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a squ
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
 transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti). With
 READDRESS (sides whose rows are not whole 16-byte runs, so every element has its own address) the store pointers
-are computed after the barrier instead of being kept across it.
+are computed after the barrier instead of being kept across it. With GRID the squares lie side by side in a
+wider matrix (the grid form of cornerturn.blocks), each transposed where it is.
 
 The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
@@ -266,50 +267,58 @@ def _again(t):
 
 
 @triton.jit
-def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, BLOCK: tl.constexpr, WORDS: tl.constexpr,
-                             WIDE: tl.constexpr, FLAT: tl.constexpr, READDRESS: tl.constexpr = False):
+def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
+                             WORDS: tl.constexpr, WIDE: tl.constexpr, FLAT: tl.constexpr,
+                             READDRESS: tl.constexpr = False, GRID: tl.constexpr = False):
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
-    base = a_ptr + b * batch_stride
+    if GRID:  # squares side by side, `across` of them to a row of squares, their rows row_stride elements apart
+        down = b // across
+        base = a_ptr + down * batch_stride + (b - down * across) * n * WORDS
+        stride = row_stride
+    else:
+        base = a_ptr + b * batch_stride
+        stride = n
     if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
-        here, mask_here = _flat_tile(base, ti, tj, n, BLOCK, WORDS)
-        mirror, mask_mirror = _flat_tile(base, tj, ti, n, BLOCK, WORDS)
+        here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
+        mirror, mask_mirror = _flat_tile(base, tj, ti, n, stride, BLOCK, WORDS)
         upper = tl.load(here, mask=mask_here)
         lower = tl.load(mirror, mask=mask_mirror)
         tl.debug_barrier()
         if READDRESS:
             ti, tj = _again(ti), _again(tj)
-            here, mask_here = _flat_tile(base, ti, tj, n, BLOCK, WORDS)
-            mirror, mask_mirror = _flat_tile(base, tj, ti, n, BLOCK, WORDS)
+            here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
+            mirror, mask_mirror = _flat_tile(base, tj, ti, n, stride, BLOCK, WORDS)
         tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
         tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
     else:
-        here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, BLOCK, WORDS)
+        here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, stride, BLOCK, WORDS)
         upper = tl.load(here, mask=mask)
         lower = tl.load(mirror, mask=mask)
         tl.debug_barrier()
         if READDRESS:
-            here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, BLOCK, WORDS)
+            here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, stride, BLOCK, WORDS)
         tl.store(mirror, upper, mask=mask)
         tl.store(here, lower, mask=mask)
 
 
 @triton.jit
-def _flat_tile(base, ti, tj, n, BLOCK: tl.constexpr, WORDS: tl.constexpr):
-    """Pointers and mask of tile (ti, tj) as BLOCK rows of WORDS x BLOCK words."""
+def _flat_tile(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    """Pointers and mask of tile (ti, tj) as BLOCK rows of WORDS x BLOCK words, rows `stride` elements apart."""
     i = ti * BLOCK + tl.arange(0, BLOCK)
     w = tj * (WORDS * BLOCK) + tl.arange(0, WORDS * BLOCK)
-    return base + i[:, None] * (WORDS * n) + w[None, :], (i[:, None] < n) & (w[None, :] < WORDS * n)
+    return base + i[:, None] * (WORDS * stride) + w[None, :], (i[:, None] < n) & (w[None, :] < WORDS * n)
 
 
 @triton.jit
-def _tile_pair_pointers(base, ti, tj, n, BLOCK: tl.constexpr, WORDS: tl.constexpr):
-    """Pointers of tile (ti, tj) and of its mirror (tj, ti) in the same (i, j) shape, and their mask."""
+def _tile_pair_pointers(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr):
+    """Pointers of tile (ti, tj) and of its mirror (tj, ti) in the same (i, j) shape, and their mask; rows
+    `stride` elements apart."""
     i = ti * BLOCK + tl.arange(0, BLOCK)
     j = tj * BLOCK + tl.arange(0, BLOCK)
     mask = (i[:, None] < n) & (j[None, :] < n)
     w = tl.arange(0, WORDS)[None, None, :]
-    here = base + ((i[:, None] * n + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
-    mirror = base + ((j[None, :] * n + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
+    here = base + ((i[:, None] * stride + j[None, :]) * WORDS)[:, :, None] + w  # tile (ti, tj)
+    mirror = base + ((j[None, :] * stride + i[:, None]) * WORDS)[:, :, None] + w  # tile (tj, ti), same shape
     return here, mirror, mask[:, :, None]
 
 

@@ -4,12 +4,14 @@ A matrix of at most SMALL_BYTES goes out of place into scratch and is copied bac
 one where one side divides the other, with rows of at least BlockOptions.min_chunk_bytes on the shorter side,
 takes the block form (cornerturn.blocks): its square blocks transposed in place, and a permutation of whole
 chunks by following cycles (cornerturn.cycles; the cycle table travels in the scratch, after the saved slots of
-cut cycles). One whose long side is a multiple of the short one plus a remainder of at most
-BlockOptions.saved_bytes takes the peeled form: the remainder's rows saved, the rest in block form, rows
-restrided, the saved rows placed. Elements of BlockOptions.trim_sizes bytes (none by default) whose shorter side
-is not a multiple of 16 first take the trimmed form where the rest fits one of those: the last short mod 16
-columns (or rows) saved, rows closed up (or, after, spread out), the rest in block or peeled form with aligned
-squares, the saved edge placed. Chunks and rows that
+cut cycles). One whose sides share a factor g of at least min_chunk_bytes, neither dividing the other, takes the
+grid form: its squares of side g transposed where they lie, then chunks of g elements permuted. One whose long
+side is a multiple of the short one plus a remainder of at most BlockOptions.saved_bytes takes the peeled form: the
+remainder's rows saved, the rest in block form, rows restrided, the saved rows placed. Where none of those fits, or
+for elements of BlockOptions.trim_sizes bytes (none by default) whose shorter side is not a multiple of 16, the
+trimmed form: the last few columns (or rows) saved so that the rest has a form of its own (short mod h for a
+divisor h of the long side, or short mod 16), rows closed up (or, after, spread out), the rest in its form, the
+saved edge placed. Chunks and rows that
 start at addresses narrower than their words move as bytes through whole 8-byte words (the *_packed kernels).
 Any other matrix takes the passes of cornerturn.ckg.
 
@@ -34,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..arrays import ArrayView, empty_like_library, view_of
-from ..blocks import block_form, chunk_source, peel_form
+from ..blocks import block_form, chunk_source, grid_form, grid_source, peel_form
 from ..ckg import Decomposition
 from ..cycles import cut
 from ..problem import canonical
@@ -156,17 +158,14 @@ def _plan(batch: int, m: int, n: int, itemsize: int, align: int, small_bytes: in
     matrix = m * n * itemsize
     if matrix <= small_bytes:
         return _through_scratch(batch, m, n, itemsize, align, max(1, small_bytes // matrix))
-    form = block_form(m, n) if blocks.enabled else None
-    peel = peel_form(m, n) if blocks.enabled else None
     # the alignment of every matrix of the batch, for moves through whole words that are wider than an element
     every = align if batch == 1 else math.gcd(align, matrix)
-    trim = _trim(m, n, itemsize, blocks) if blocks.enabled else None
-    if form is not None and _fits(form, itemsize, blocks):
-        single = _block_steps(form, itemsize, align, blocks, every)
+    direct = _form(m, n, itemsize, blocks) if blocks.enabled else None
+    trim = _trim(m, n, itemsize, blocks, alone=direct is None) if blocks.enabled else None
+    if direct is not None and (direct[0] != "peel" or trim is None):  # trim_sizes: the trimmed form before a peel
+        single = _form_steps(direct, itemsize, align, blocks, every)
     elif trim is not None:
         single = _trim_steps(m, n, trim, itemsize, align, blocks, every)
-    elif peel is not None and _peel_fits(peel, itemsize, blocks):
-        single = _peel_steps(peel, itemsize, align, blocks, every)
     else:
         single = _passes(m, n, itemsize, align, columns, row_words, row_band_bytes)
     steps = [s._replace(first=_moved(s.first, k * matrix), second=_moved(s.second, k * matrix))
@@ -180,6 +179,25 @@ def _moved(pointer: tuple[str, int], offset: int) -> tuple[str, int]:
 
 def _fits(form, itemsize: int, options: BlockOptions) -> bool:
     return form.side * itemsize >= options.min_chunk_bytes and form.chunks <= options.max_chunks
+
+
+def _form(m: int, n: int, itemsize: int, options: BlockOptions) -> tuple[str, Any] | None:
+    """The first of the block, grid and peeled forms that fits an M x N matrix, as (name, form), or None."""
+    form, grid, peel = block_form(m, n), grid_form(m, n), peel_form(m, n)
+    if form is not None and _fits(form, itemsize, options):
+        return "block", form
+    if grid is not None and _fits(grid, itemsize, options):
+        return "grid", grid
+    if peel is not None and _peel_fits(peel, itemsize, options):
+        return "peel", peel
+    return None
+
+
+def _form_steps(named: tuple[str, Any], itemsize: int, align: int, options: BlockOptions,
+                every: int) -> RectangularPlan:
+    kind, form = named
+    steps = {"block": _block_steps, "grid": _grid_steps, "peel": _peel_steps}[kind]
+    return steps(form, itemsize, align, options, every)
 
 
 RESTRIDE_PARTS = 64  # most restride_rows work items per row: their flags stay O(max(M, N))
@@ -224,27 +242,36 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
 
 class Trim(NamedTuple):
     """The trimmed form: the last `cut` columns (tall) or rows (wide) of an M x N matrix set aside, so that the rest
-    has a shorter side that is a multiple of 16 (aligned squares) and a block or peeled form of its own."""
+    has a block, grid or peeled form of its own."""
 
     cut: int
     tall: bool
     inner: tuple[int, int]
 
 
-def _trim(m: int, n: int, itemsize: int, options: BlockOptions) -> Trim | None:
-    """The trimmed form where it applies: elements of options.trim_sizes bytes, the shorter side not a multiple of
-    16, the edge within options.saved_bytes and the rest with a block or peeled form that fits."""
+def _trim(m: int, n: int, itemsize: int, options: BlockOptions, alone: bool = False) -> Trim | None:
+    """The trimmed form where it applies, the edge within options.saved_bytes. Cuts tried: for elements of
+    options.trim_sizes bytes, short mod 16 (aligned squares); where no other form fits the matrix (`alone`),
+    short mod h for each divisor h of the long side, smallest first, so that the rest's sides share the factor h
+    (the grid form: float32 32768 x 12289 less one column is 8 x 3 squares of 4096)."""
     short, long = min(m, n), max(m, n)
-    cut = short % 16
-    if itemsize not in options.trim_sizes or m == n or not cut or short < 16 or cut * long * itemsize > \
-            options.saved_bytes or long * itemsize > RESTRIDE_PARTS * options.restride_bytes:
+    if m == n or short < 16 or short * itemsize > RESTRIDE_PARTS * options.restride_bytes:  # rows restrided: short
         return None
-    inner = (m, n - cut) if m > n else (m - cut, n)
-    form, peel = block_form(*inner), peel_form(*inner)
-    if (form is not None and _fits(form, itemsize, options)) or (peel is not None and _peel_fits(peel, itemsize,
-                                                                                                   options)):
-        return Trim(cut, m > n, inner)
+    cuts = [short % 16] if itemsize in options.trim_sizes else []
+    if alone:
+        cuts += sorted({short % h for h in _divisors(long) if h * itemsize >= options.min_chunk_bytes and h < short})
+    for edge in cuts:
+        if not edge or edge * long * itemsize > options.saved_bytes:
+            continue
+        inner = (m, n - edge) if m > n else (m - edge, n)
+        if _form(*inner, itemsize, options) is not None:
+            return Trim(edge, m > n, inner)
     return None
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
 
 
 def _trim_steps(m: int, n: int, trim: Trim, itemsize: int, align: int, options: BlockOptions,
@@ -258,9 +285,7 @@ def _trim_steps(m: int, n: int, trim: Trim, itemsize: int, align: int, options: 
     words = itemsize // word
     c, (im, i_n) = trim.cut, trim.inner
     edge_bytes = -(-c * max(m, n) * itemsize // 16) * 16
-    form = block_form(im, i_n)
-    inner = (_block_steps(form, itemsize, align, options, every) if form is not None and _fits(form, itemsize, options)
-             else _peel_steps(peel_form(im, i_n), itemsize, align, options, every))
+    inner = _form_steps(_form(im, i_n, itemsize, options), itemsize, align, options, every)
     if trim.tall:  # rows of i_n elements close up from stride n
         moves, base = _restride(m, i_n, n, i_n, False, edge_bytes, itemsize, word, every, options, m * n * itemsize)
         save = _copy_2d(m, c, (n, 1), (c, 1), words, word), ("x", i_n * itemsize), ("scratch", 0)
@@ -329,6 +354,15 @@ def _block_steps(form, itemsize: int, align: int, options: BlockOptions, every: 
     moves = _cycle_steps(chunk_source(form), form.side * itemsize, align, options, every,
                          form.squares * form.side ** 2 * itemsize)
     return moves._replace(steps=[square, *moves.steps] if form.tall else [*moves.steps, square])
+
+
+def _grid_steps(form, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
+    """The grid form: each square in place where it lies, then the chunk permutation."""
+    word = square_word(itemsize, align)
+    square = Step(square_launch(form.squares, form.side, itemsize, word, across=form.across), ("x", 0), ("x", 0))
+    moves = _cycle_steps(grid_source(form), form.side * itemsize, align, options, every,
+                         form.squares * form.side ** 2 * itemsize)
+    return moves._replace(steps=[square, *moves.steps])
 
 
 def _cycle_steps(source: np.ndarray, chunk_bytes: int, align: int, options: BlockOptions, every: int,
