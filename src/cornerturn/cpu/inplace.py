@@ -17,7 +17,8 @@ from numba import prange
 
 
 def transpose_squares(a: np.ndarray) -> None:
-    """Transpose each n x n matrix of the C-contiguous (batch, n, n) array `a` in place."""
+    """Transpose each n x n matrix of the (batch, n, n) array `a` in place; its rows contiguous, the rest of its
+    strides any (the squares of the grid form lie side by side in a wider matrix)."""
     n = a.shape[-1]
     if a.dtype.itemsize == 1 and n % 8 == 0 and a.ctypes.data % 8 == 0 and a.size:
         byte_square_kernel()(a.view(np.uint64))

@@ -1,12 +1,14 @@
 """In-place transposition of non-square matrices on the CPU (Numba, parallel): the block form where one side
-divides the other (cornerturn.blocks), else the three passes of `ckg`.
+divides the other, the grid form where the sides share a factor (cornerturn.blocks), else the three passes of `ckg`.
 
 Block form: the square blocks go through the square kernel (cpu.inplace), and the row chunks move along their
 cycles, one segment of a cycle per task, a whole chunk (a contiguous row) at a time; cut cycles close with their
-saved chunk. Column passes: each thread copies a band of whole columns (one cache line wide) into its scratch,
-then writes the band back gathered, row by row. Row pass: each thread copies a row into its scratch and scatters
-it back. Scratch: threads x max(M x band, N) elements for the passes; the saved chunks (at most SAVED_BYTES and
-64 chunks) and one chunk per segment for the block form. Matrices small enough go out of place through scratch.
+saved chunk. Grid form: each row of squares goes through the square kernel where it lies (rows N elements
+apart), then the chunks move the same way. Column passes: each thread copies a band of whole columns (one cache
+line wide) into its scratch, then writes the band back gathered, row by row. Row pass: each thread copies a row
+into its scratch and scatters it back. Scratch: threads x max(M x band, N) elements for the passes; the saved
+chunks (at most SAVED_BYTES and 64 chunks) and one chunk per segment for the block form. Matrices small enough go
+out of place through scratch.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..blocks import BlockForm, block_form, chunk_source
+from ..blocks import BlockForm, GridForm, block_form, chunk_source, grid_form, grid_source
 from ..ckg import Decomposition
 from ..cycles import Segments, cut
 
@@ -43,6 +45,29 @@ def cpu_block_form(m: int, n: int, itemsize: int) -> BlockForm | None:
     """The block form of an M x N matrix where it applies on the CPU: chunks of at least MIN_CHUNK_BYTES."""
     form = block_form(m, n)
     return form if form is not None and form.side * itemsize >= MIN_CHUNK_BYTES else None
+
+
+def cpu_grid_form(m: int, n: int, itemsize: int) -> GridForm | None:
+    """The grid form of an M x N matrix where it applies on the CPU: chunks (the shared factor) of at least
+    MIN_CHUNK_BYTES."""
+    form = grid_form(m, n)
+    return form if form is not None and form.side * itemsize >= MIN_CHUNK_BYTES else None
+
+
+def grid_steps(x: np.ndarray, form: GridForm, work: Segments) -> int:
+    """The grid form on one M x N matrix of words `x` (C-contiguous): each row of squares through the square kernel
+    as a (across, side, side) view whose rows are N elements apart, then the chunk permutation (`work`). Returns
+    the bytes of chunks it saved."""
+    from .inplace import transpose_squares
+
+    g, q = form.side, form.across
+    for band in x.reshape(form.down, g, q, g):  # [u, c, v]: row u of square c
+        transpose_squares(band.transpose(1, 0, 2))
+    chunks = x.reshape(form.chunks, g)
+    held = chunks[work.saved]
+    if work.count:
+        _move_chunks(chunks, work.table, work.order, held)
+    return held.nbytes
 
 
 def block_steps(x: np.ndarray, form: BlockForm, work: Segments) -> int:
@@ -147,10 +172,15 @@ def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: b
     if matrix_bytes <= small_bytes:
         return _through_scratch(words, max(1, small_bytes // max(matrix_bytes, 1)))
     form = cpu_block_form(m, n, words.itemsize) if blocks else None
-    if form is not None:
-        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * words.itemsize))
-        work = cut(chunk_source(form), min(wanted, 4096))  # the same cycles for every matrix of the batch
-        return max(block_steps(words[k], form, work) for k in range(count))
+    grid = cpu_grid_form(m, n, words.itemsize) if blocks and form is None else None
+    if form is not None or grid is not None:
+        side = (form or grid).side
+        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (side * words.itemsize))
+        # the same cycles for every matrix of the batch
+        work = cut(chunk_source(form) if form is not None else grid_source(grid), min(wanted, 4096))
+        if form is not None:
+            return max(block_steps(words[k], form, work) for k in range(count))
+        return max(grid_steps(words[k], grid, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):
