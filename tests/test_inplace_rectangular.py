@@ -120,43 +120,24 @@ def test_cpu_passes(dtype, shape, rng):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (9, 3), (6, 1), (1024, 4), (4, 1024),
-                                   (2, 600, 3)], ids=str)
-def test_cpu_block_form(dtype, shape, rng, monkeypatch):
+@pytest.mark.parametrize("form, shape", [("block", s) for s in [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (9, 3),
+                                                                (6, 1), (1024, 4), (4, 1024), (2, 600, 3)]]
+                         + [("grid", s) for s in [(48, 80), (80, 48), (2, 36, 60), (24, 40), (640, 24)]], ids=str)
+def test_cpu_block_and_grid_forms(dtype, form, shape, rng, monkeypatch):
     from cornerturn.cpu import rectangular
 
     monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
 
     def no_passes(*args):
-        raise AssertionError("the three passes ran where the block form applies")
+        raise AssertionError(f"the three passes ran where the {form} form applies")
 
     monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
-    words = x.reshape(-1, m, n)
-    # 1024 x 4 and 600 x 3: hundreds of moved chunks, so cycles are cut and closed with saved chunks
-    saved = rectangular.transpose_batch(words, small_bytes=0)
-    assert saved > 0 or max(m, n) < 600
-    assert_bits_equal(x.reshape(want.shape), want)
-
-
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(48, 80), (80, 48), (2, 36, 60), (24, 40), (640, 24)], ids=str)
-def test_cpu_grid_form(dtype, shape, rng, monkeypatch):
-    from cornerturn.cpu import rectangular
-
-    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
-
-    def no_passes(*args):
-        raise AssertionError("the three passes ran where the grid form applies")
-
-    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
-    x = random_bits(shape, dtype, rng)
-    want = np.ascontiguousarray(x.swapaxes(-1, -2))
-    m, n = shape[-2:]
-    assert rectangular.cpu_grid_form(m, n, x.itemsize) is not None
-    # 640 x 24: 80 x 3 squares of 8, hundreds of moved chunks, so cycles are cut and closed with saved chunks
+    assert getattr(rectangular, f"cpu_{form}_form")(m, n, x.itemsize) is not None
+    # 1024 x 4, 600 x 3 and 640 x 24 (80 x 3 squares of 8): hundreds of moved chunks, so cycles are cut and closed
+    # with saved chunks
     saved = rectangular.transpose_batch(x.reshape(-1, m, n), small_bytes=0)
     assert saved > 0 or max(m, n) < 600
     assert_bits_equal(x.reshape(want.shape), want)

@@ -63,11 +63,7 @@ def grid_steps(x: np.ndarray, form: GridForm, work: Segments) -> int:
     g, q = form.side, form.across
     for band in x.reshape(form.down, g, q, g):  # [u, c, v]: row u of square c
         transpose_squares(band.transpose(1, 0, 2))
-    chunks = x.reshape(form.chunks, g)
-    held = chunks[work.saved]
-    if work.count:
-        _move_chunks(chunks, work.table, work.order, held)
-    return held.nbytes
+    return _permute_chunks(x.reshape(form.chunks, g), work)
 
 
 def block_steps(x: np.ndarray, form: BlockForm, work: Segments) -> int:
@@ -77,14 +73,19 @@ def block_steps(x: np.ndarray, form: BlockForm, work: Segments) -> int:
 
     flat = x.reshape(-1)
     squares = flat.reshape(form.squares, form.side, form.side)
-    chunks = flat.reshape(form.chunks, form.side)
     if form.tall:
         transpose_squares(squares)
+    saved = _permute_chunks(flat.reshape(form.chunks, form.side), work)
+    if not form.tall:
+        transpose_squares(squares)
+    return saved
+
+
+def _permute_chunks(chunks: np.ndarray, work: Segments) -> int:
+    """The chunk permutation along the segments of `work`; returns the bytes of chunks it saved."""
     held = chunks[work.saved]  # a copy: the chunks that close cut cycles, taken before any moves
     if work.count:
         _move_chunks(chunks, work.table, work.order, held)
-    if not form.tall:
-        transpose_squares(squares)
     return held.nbytes
 
 
@@ -171,16 +172,13 @@ def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: b
     matrix_bytes = m * n * words.itemsize
     if matrix_bytes <= small_bytes:
         return _through_scratch(words, max(1, small_bytes // max(matrix_bytes, 1)))
-    form = cpu_block_form(m, n, words.itemsize) if blocks else None
-    grid = cpu_grid_form(m, n, words.itemsize) if blocks and form is None else None
-    if form is not None or grid is not None:
-        side = (form or grid).side
-        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (side * words.itemsize))
-        # the same cycles for every matrix of the batch
-        work = cut(chunk_source(form) if form is not None else grid_source(grid), min(wanted, 4096))
-        if form is not None:
-            return max(block_steps(words[k], form, work) for k in range(count))
-        return max(grid_steps(words[k], grid, work) for k in range(count))
+    form, source, steps = (cpu_block_form(m, n, words.itemsize), chunk_source, block_steps) if blocks else (None,) * 3
+    if blocks and form is None:
+        form, source, steps = cpu_grid_form(m, n, words.itemsize), grid_source, grid_steps
+    if form is not None:
+        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * words.itemsize))
+        work = cut(source(form), min(wanted, 4096))  # the same cycles for every matrix of the batch
+        return max(steps(words[k], form, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):
