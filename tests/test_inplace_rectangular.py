@@ -88,6 +88,9 @@ def test_cycles_cut_long_cycles_and_check_their_input():
     source = np.roll(np.arange(10), 1)  # one cycle of 10
     work = cycles.segments(source, 3)
     assert work.count == 4 and len(work.saved) == 4 and sorted(work.table[:, 2].tolist()) == [0, 1, 2, 3]
+    # the chain 0 <- 9 <- 8 <- ... <- 1 in pieces of 3, each closed by the saved first chunk of the next
+    assert work.order.tolist() == [0, 9, 8, 7, 6, 5, 4, 3, 2, 1] and work.saved.tolist() == [0, 7, 4, 1]
+    assert work.table.tolist() == [[0, 3, 1], [3, 3, 2], [6, 3, 3], [9, 1, 0]]
     assert cycles.segments(source, 10).saved.size == 0
     with pytest.raises(ValueError, match="not a permutation"):
         cycles.segments(np.array([0, 0, 1]), 2)

@@ -13,6 +13,7 @@ reading and writing each chunk in one contiguous piece runs at the speed of a co
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -63,21 +64,48 @@ def segments(source: np.ndarray, length: int) -> Segments:
     """Cut the cycles of `source` into segments of at most `length` chunks (length >= 2)."""
     if length < 2:
         raise ValueError(f"a segment must hold at least 2 chunks, not {length}")
-    table, saved, order = [], [], []
-    for cycle in cycles(source):
-        if len(cycle) <= length:
-            table.append((len(order), len(cycle), -1))
-            order += cycle
-            continue
-        cuts = range(0, len(cycle), length)
-        first_slot = len(saved)
-        for k, cut in enumerate(cuts):
-            piece = cycle[cut:cut + length]
-            saved.append(piece[0])
-            table.append((len(order), len(piece), first_slot + (k + 1) % len(cuts)))
-            order += piece
-    return Segments(np.asarray(table, dtype=np.int32).reshape(-1, 3), np.asarray(saved, dtype=np.int32),
-                    np.asarray(order, dtype=np.int32))
+    src = np.asarray(source, dtype=np.int64).reshape(-1)
+    if len(src) and (src.min() < 0 or src.max() >= len(src) or np.bincount(src).max() != 1):
+        raise ValueError("source is not a permutation of 0 .. n - 1")
+    return Segments(*_compiled()(src, length))
+
+
+@functools.cache
+def _compiled():
+    """The cycle walk of `segments`, compiled (a Python loop took 3.8 s for 3.4 M chunks)."""
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def walk(src, length):
+        n = len(src)
+        seen = np.zeros(n, np.uint8)
+        order = np.empty(n, np.int32)
+        table = np.empty((n, 3), np.int32)
+        saved = np.empty(n, np.int32)
+        placed = segments_found = slots = 0
+        for start in range(n):
+            if seen[start] or src[start] == start:
+                continue
+            begin, d = placed, start
+            while not seen[d]:  # the cycle start <- src[start] <- ..., in chain order
+                seen[d] = 1
+                order[placed] = d
+                placed += 1
+                d = src[d]
+            size = placed - begin
+            if size <= length:  # whole: it holds its own first chunk
+                table[segments_found] = (begin, size, -1)
+                segments_found += 1
+                continue
+            pieces = (size + length - 1) // length
+            for k in range(pieces):  # each piece closes with the saved first chunk of the next
+                saved[slots + k] = order[begin + k * length]
+                table[segments_found] = (begin + k * length, min(length, size - k * length), slots + (k + 1) % pieces)
+                segments_found += 1
+            slots += pieces
+        return table[:segments_found].copy(), saved[:slots].copy(), order[:placed].copy()
+
+    return walk
 
 
 def segment_length(moved: int, wanted_segments: int) -> int:
