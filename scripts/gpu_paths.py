@@ -91,6 +91,12 @@ for dtype in IN_PLACE_DTYPES:
     itemsize = torch.empty((), dtype=dtype).element_size()
     rectangular.BLOCK_OPTIONS = rectangular.BlockOptions(min_chunk_bytes=1, saved_bytes=64 * itemsize)
     bad += wrong_in_place([(64, 25), (25, 64), (2, 64, 25)], f"trimmed to a grid {dtype}", (dtype,))
+    # trimmed on both sides: no cut of one side leaves a form, and the peeled form's edge just passes saved_bytes
+    for shape in [(31, 17), (17, 31), (2, 35, 19)]:
+        short, long = sorted(shape[-2:])
+        rectangular.BLOCK_OPTIONS = rectangular.BlockOptions(min_chunk_bytes=8 * itemsize,
+                                                             saved_bytes=(long % short) * short * itemsize - 1)
+        bad += wrong_in_place([shape], f"trimmed on both sides {dtype}", (dtype,))
 rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)

@@ -170,10 +170,11 @@ def test_rectangular_in_place_on_the_gpu(gen):
         for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
             # divisible (block form), then an edge of a few rows or columns (peeled form; a square front last)
             # sides sharing a factor of 512 or 1024 (grid form), and one column or row off it (the peeled form;
-            # with edges of 64 KiB at most, trimmed to a grid)
+            # with edges of 64 KiB at most, trimmed to a grid); both sides prime (with edges of 64 KiB at most,
+            # 1- to 4-byte elements trimmed on both sides to 3000 x 2000)
             for shape in [(4096, 1024), (1024, 3072), (2, 1536, 512), (8192, 2048), (512, 2560), (4099, 1024),
                           (1024, 4097), (2, 1600, 513), (1536, 1024), (3072, 2048), (2048, 3072), (2, 1536, 2560),
-                          (4096, 3073), (3073, 4096), (2, 2048, 1537)]:
+                          (4096, 3073), (3073, 4096), (2, 2048, 1537), (3001, 2003), (2003, 3001), (2, 3001, 2003)]:
                 for blocks in [rectangular.BlockOptions(), rectangular.BlockOptions(segments=10**6, block=64,
                                                                                     restride_bytes=256),
                                rectangular.BlockOptions(saved_bytes=1 << 16),

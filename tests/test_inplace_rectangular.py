@@ -289,11 +289,38 @@ def test_gpu_trimmed_to_a_grid_in_the_interpreter(dtype, shape, cut, rng):
     m, n = shape[-2:]
     options = BlockOptions(min_chunk_bytes=4 * x.itemsize, saved_bytes=cut * max(m, n) * x.itemsize)
     trim = _trim(m, n, x.itemsize, options, alone=True)
-    assert trim is not None and trim.cut == cut
+    assert trim is not None and (trim.rows, trim.cols) == ((0, cut) if m > n else (cut, 0))
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
     names = [s.launch.kernel.fn.__name__ for s in p.steps]
     assert names.count("copy_2d") == 2 * (x.size // (m * n)) and "transpose_square_inplace" in names
     assert not {"inplace_columns", "inplace_rows"} & set(names)
+    run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(31, 17), (17, 31), (2, 35, 19), (41, 21)], ids=str)
+def test_gpu_trimmed_on_both_sides_in_the_interpreter(dtype, shape, rng):
+    """No form fits and no cut of one side leaves one (the peeled form's edge just passes saved_bytes): rows and
+    columns cut so that both sides are multiples of one g, the edges saved, rows closed up, the rest in grid or
+    block form, its rows spread out, the edges written back transposed."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.rectangular import BlockOptions, _form, _trim, plan, run_tensors
+
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    batch = x.size // (m * n)
+    peel_edge = (max(m, n) % min(m, n)) * min(m, n) * x.itemsize
+    options = BlockOptions(min_chunk_bytes=8 * x.itemsize, saved_bytes=peel_edge - 1)
+    assert _form(m, n, x.itemsize, options) is None
+    trim = _trim(m, n, x.itemsize, options, alone=True)
+    assert trim is not None and trim.rows and trim.cols and math.gcd(*trim.inner) >= 8
+    p = plan(batch, m, n, x.itemsize, 16, small_bytes=0, blocks=options)
+    names = [s.launch.kernel.fn.__name__ for s in p.steps]
+    assert names.count("copy_2d") == 4 * batch and names.count("zero_words") == 2 * batch
+    assert "transpose_square_inplace" in names and not {"inplace_columns", "inplace_rows"} & set(names)
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
@@ -444,7 +471,7 @@ def test_gpu_trimmed_form_in_the_interpreter(dtype, shape, route, rng):
     m, n, batch = shape[-2], shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
     options = BlockOptions(**TRIM_ROUTES[route])
     trim = _trim(m, n, np.dtype(dtype).itemsize, options)
-    assert trim is not None and trim.cut == min(m, n) % 16
+    assert trim is not None and (trim.rows, trim.cols) == ((0, n % 16) if m > n else (m % 16, 0))
     p = plan(batch, m, n, np.dtype(dtype).itemsize, 16, small_bytes=0, blocks=options)
     names = [step.launch.kernel.fn.__name__ for step in p.steps]
     assert names.count("copy_2d") >= 2 * batch and "transpose_square_inplace" in names

@@ -10,8 +10,8 @@ side is a multiple of the short one plus a remainder of at most BlockOptions.sav
 remainder's rows saved, the rest in block form, rows restrided, the saved rows placed. Where none of those fits, or
 for elements of BlockOptions.trim_sizes bytes (none by default) whose shorter side is not a multiple of 16, the
 trimmed form: the last few columns (or rows) saved so that the rest has a form of its own (short mod h for a
-divisor h of the long side, or short mod 16), rows closed up (or, after, spread out), the rest in its form, the
-saved edge placed. Chunks and rows that
+divisor h of the long side, or short mod 16), or failing that a few rows and a few columns (M mod g and N mod g);
+rows closed up, the rest in its form, rows spread out, the saved edges placed. Chunks and rows that
 start at addresses narrower than their words move as bytes through whole 8-byte words (the *_packed kernels).
 Any other matrix takes the passes of cornerturn.ckg.
 
@@ -23,7 +23,7 @@ least M x K elements, K elements = 128 bytes) or two row bands (at least two row
 column band: O(max(M, N)). The block form's: the saved slots of cut cycles (about 2 x BlockOptions.saved_bytes at
 most, or 128 chunks where 64 chunks pass it; a chunk is min(M, N) elements) and 4 bytes per chunk of table; the
 peeled form adds the saved rows (at most BlockOptions.saved_bytes) and a 4-byte flag per restride item (at most 64
-a row); the trimmed form the same again for its edge and its own restride.
+a row); the trimmed form the same again for its edges (together within saved_bytes) and its restrides.
 """
 
 from __future__ import annotations
@@ -241,32 +241,71 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
 
 
 class Trim(NamedTuple):
-    """The trimmed form: the last `cut` columns (tall) or rows (wide) of an M x N matrix set aside, so that the rest
-    has a block, grid or peeled form of its own."""
+    """The trimmed form: the last `rows` rows and the last `cols` columns of an M x N matrix set aside, so that the
+    rest, `inner` = (M - rows) x (N - cols), has a form of its own."""
 
-    cut: int
-    tall: bool
+    rows: int
+    cols: int
     inner: tuple[int, int]
 
 
 def _trim(m: int, n: int, itemsize: int, options: BlockOptions, alone: bool = False) -> Trim | None:
-    """The trimmed form where it applies, the edge within options.saved_bytes. Cuts tried: for elements of
-    options.trim_sizes bytes, short mod 16 (aligned squares); where no other form fits the matrix (`alone`),
-    short mod h for each divisor h of the long side, smallest first, so that the rest's sides share the factor h
-    (the grid form: float32 32768 x 12289 less one column is 8 x 3 squares of 4096)."""
+    """The trimmed form where it applies, the edges within options.saved_bytes. Cuts tried: for elements of
+    options.trim_sizes bytes, the shorter side's short mod 16 (aligned squares); where no other form fits the
+    matrix (`alone`), the shorter side's short mod h for each divisor h of the long side, smallest first, so that
+    the rest's sides share the factor h (float32 32768 x 12289 less one column is 8 x 3 squares of 4096); then
+    both sides cut to multiples of one g (M mod g rows and N mod g columns, _cut_both)."""
     short, long = min(m, n), max(m, n)
-    if m == n or short < 16 or short * itemsize > RESTRIDE_PARTS * options.restride_bytes:  # rows restrided: short
+    if m == n or short < 16:
         return None
     cuts = [short % 16] if itemsize in options.trim_sizes else []
     if alone:
         cuts += sorted({short % h for h in _divisors(long) if h * itemsize >= options.min_chunk_bytes and h < short})
     for edge in cuts:
-        if not edge or edge * long * itemsize > options.saved_bytes:
-            continue
-        inner = (m, n - edge) if m > n else (m - edge, n)
-        if _form(*inner, itemsize, options) is not None:
-            return Trim(edge, m > n, inner)
+        trim = Trim(0, edge, (m, n - edge)) if m > n else Trim(edge, 0, (m - edge, n))
+        if edge and _trim_fits(trim, m, n, itemsize, options) and _form(*trim.inner, itemsize, options) is not None:
+            return trim
+    return _cut_both(m, n, itemsize, options) if alone else None
+
+
+def _trim_fits(trim: Trim, m: int, n: int, itemsize: int, options: BlockOptions) -> bool:
+    """Edges within options.saved_bytes, and rows that restride within RESTRIDE_PARTS work items: rows of N - cols
+    elements close up, rows of M - rows elements spread out."""
+    im, i_n = trim.inner
+    limit = RESTRIDE_PARTS * options.restride_bytes
+    return ((trim.rows * n + trim.cols * im) * itemsize <= options.saved_bytes
+            and (not trim.cols or i_n * itemsize <= limit) and (not trim.rows or im * itemsize <= limit))
+
+
+def _cut_both(m: int, n: int, itemsize: int, options: BlockOptions) -> Trim | None:
+    """Both sides cut to multiples of one g, M mod g rows and N mod g columns, so that the rest is in block or
+    grid form (squares of side gcd(M - rows, N - cols), a multiple of g): for sides with no other form, both prime
+    for instance (float32 30011 x 20011 less 59 rows and 43 columns is 3 x 2 squares of 9984). The cut of least
+    estimated time: four passes over the matrix at a speed that depends on the squares' rows (_pass_speed), and
+    the edges moved twice at a third of the copy's speed. (int8 65521 x 40009 less 241 rows and 73 columns is
+    85 x 52 squares of 768: 3.4 M chunks, planned in about a second; BlockOptions.max_chunks bounds them.)"""
+    g = np.arange(max(2, -(-options.min_chunk_bytes // itemsize)), min(m, n), dtype=np.int64)
+    rows, cols = m % g, n % g
+    edge = rows * n + cols * (m - rows)
+    side = np.gcd(m - rows, n - cols)
+    cost = 4 * m * n / _pass_speed(side * itemsize) + 2 * edge / 0.3
+    order = np.argsort(cost, kind="stable")
+    for k in order[edge[order] * itemsize <= options.saved_bytes][:64]:
+        trim = Trim(int(rows[k]), int(cols[k]), (m - int(rows[k]), n - int(cols[k])))
+        named = _form(*trim.inner, itemsize, options)
+        if (trim.rows or trim.cols) and _trim_fits(trim, m, n, itemsize, options) and named is not None \
+                and named[0] != "peel":
+            return trim
     return None
+
+
+def _pass_speed(side_bytes: np.ndarray) -> np.ndarray:
+    """The squares' and chunk cycles' speed, as a share of the copy, by the squares' row length: whole 128-byte
+    lines, whole 16-byte runs, else; rows under 4 KiB a tenth slower. From the two-sided trimmed form on an H200:
+    float32 squares of side 9984 at 93% of the copy and their chunks at 88%, of side 10000 at 76%; int8 squares of
+    768 at 91% and 90%, of 3632 at 68% and 74% (docs/inplace.md)."""
+    speed = np.where(side_bytes % 128 == 0, 0.93, np.where(side_bytes % 16 == 0, 0.78, 0.6))
+    return speed * np.where(side_bytes < 4096, 0.9, 1.0)
 
 
 def _divisors(n: int) -> list[int]:
@@ -276,28 +315,33 @@ def _divisors(n: int) -> list[int]:
 
 def _trim_steps(m: int, n: int, trim: Trim, itemsize: int, align: int, options: BlockOptions,
                 every: int) -> RectangularPlan:
-    """The trimmed form. Tall (M > N, c columns cut): the last c columns saved, rows closed up from N to N - c
-    elements, the M x (N - c) rest transposed in place, the saved columns written transposed as the last c rows.
-    Wide (M < N, c rows cut): the last c rows saved, the (M - c) x N rest transposed in place, its rows spread out
-    from M - c to M elements, the saved rows written transposed into the last c columns. Scratch: the edge, the
+    """The trimmed form, r rows and c columns cut (either may be 0): the last r rows saved, then the last c
+    columns of the others; rows close up from N to N - c elements; the (M - r) x (N - c) rest transposed in place;
+    its rows spread out from M - r to M elements (descending); the saved columns written transposed as the last c
+    rows, the saved rows transposed into the last r columns. Scratch: the saved rows, the saved columns, the
     restride counters, then the rest's."""
     word = square_word(itemsize, align)
     words = itemsize // word
-    c, (im, i_n) = trim.cut, trim.inner
-    edge_bytes = -(-c * max(m, n) * itemsize // 16) * 16
-    inner = _form_steps(_form(im, i_n, itemsize, options), itemsize, align, options, every)
-    if trim.tall:  # rows of i_n elements close up from stride n
-        moves, base = _restride(m, i_n, n, i_n, False, edge_bytes, itemsize, word, every, options, m * n * itemsize)
-        save = _copy_2d(m, c, (n, 1), (c, 1), words, word), ("x", i_n * itemsize), ("scratch", 0)
-        place = _copy_2d(c, m, (1, c), (m, 1), words, word), ("scratch", 0), ("x", i_n * m * itemsize)
-    else:  # rows of im elements spread out to stride m
-        moves, base = _restride(n, im, im, m, True, edge_bytes, itemsize, word, every, options, m * n * itemsize)
-        save = _copy_2d(c, n, (n, 1), (n, 1), words, word), ("x", im * n * itemsize), ("scratch", 0)
-        place = _copy_2d(n, c, (1, n), (m, 1), words, word), ("scratch", 0), ("x", im * itemsize)
+    r, c, (im, i_n) = trim.rows, trim.cols, trim.inner
+    below = -(-r * n * itemsize // 16) * 16  # scratch bytes of the saved rows, the saved columns after them
+    at = below + -(-c * im * itemsize // 16) * 16
+    # the rest's chunks may take words wider than the matrix's size allows in a batch: its alignment is `every`
+    inner = _form_steps(_form(im, i_n, itemsize, options), itemsize, every, options, every)
+    size = m * n * itemsize
+    close, spread, saves, places, base = [], [], [], [], at
+    if r:  # element (t, j) of the saved rows to row j, column im + t
+        saves.append(Step(_copy_2d(r, n, (n, 1), (n, 1), words, word), ("x", im * n * itemsize), ("scratch", 0)))
+        places.append(Step(_copy_2d(n, r, (1, n), (m, 1), words, word), ("scratch", 0), ("x", im * itemsize)))
+        spread, base = _restride(i_n, im, im, m, True, at, itemsize, word, every, options, size)
+    if c:  # element (i, s) of the saved columns to row i_n + s, column i
+        saves.append(Step(_copy_2d(im, c, (n, 1), (c, 1), words, word), ("x", i_n * itemsize), ("scratch", below)))
+        places.append(Step(_copy_2d(c, im, (1, c), (m, 1), words, word), ("scratch", below),
+                           ("x", i_n * m * itemsize)))
+        close, end = _restride(im, i_n, n, i_n, False, at, itemsize, word, every, options, size)
+        base = max(base, end)
     inner_steps = [s._replace(first=_scratch_at(s.first, base), second=_scratch_at(s.second, base))
                    for s in inner.steps]
-    steps = [Step(*save), *moves, *inner_steps] if trim.tall else [Step(*save), *inner_steps, *moves]
-    return RectangularPlan([*steps, Step(*place)], base + inner.scratch_bytes, inner.table)
+    return RectangularPlan([*saves, *close, *inner_steps, *spread, *places], base + inner.scratch_bytes, inner.table)
 
 
 def _restride(rows: int, length: int, stride_from: int, stride_to: int, descending: bool, at: int, itemsize: int,
