@@ -201,6 +201,10 @@ def _form_steps(named: tuple[str, Any], itemsize: int, align: int, options: Bloc
 
 
 RESTRIDE_PARTS = 64  # most restride_rows work items per row: their flags stay O(max(M, N))
+# rows moved as bytes through words (restride_rows_packed) go in items of 8 KiB with 4 warps: int8 rows of 39936
+# from a stride of 40009 at 81% of the copy, spread from 65280 to 65521 at 79%, against 60% and 68% in items of
+# 16 KiB with 8 warps (H200, 2026-11-23 07:19 UTC, a sweep of word, item, warps and programs; docs/inplace.md)
+PACKED_RESTRIDE_BYTES = 8 << 10
 
 
 def _peel_fits(peel, itemsize: int, options: BlockOptions) -> bool:
@@ -360,13 +364,17 @@ def _restride(rows: int, length: int, stride_from: int, stride_to: int, descendi
     unit, kernel = (1, kernels.restride_rows_packed) if packed else (word, kernels.restride_rows)
     units = itemsize // unit  # per element
     block = max(1, options.restride_bytes // unit)
+    if packed:  # smaller items, fewer warps: at most RESTRIDE_PARTS a row still
+        fewest = 1 << (math.ceil(length * units / RESTRIDE_PARTS) - 1).bit_length()
+        block = min(block, max(PACKED_RESTRIDE_BYTES, fewest))
     parts = math.ceil(length * units / block)
     counters = 1 + rows * parts
     ints = (rows, length * units, 0, stride_from * units, stride_to * units, parts, at // unit)
     constexprs = {"DESCENDING": descending, "BLOCK": block} | ({"WORD": packed} if packed else {"VEC": 1})
     if runs and not packed:
         constexprs["VEC"] = 16 // unit
-    restride = Launch(kernel, min(rows * parts, 2048), ints + ((size,) if packed else ()), constexprs, 8, unit)
+    restride = Launch(kernel, min(rows * parts, 2048), ints + ((size,) if packed else ()), constexprs,
+                      4 if packed else 8, unit)
     return [_zero(at, counters), Step(restride, ("x", 0), ("scratch", 0))], at + -(-4 * counters // 16) * 16
 
 
