@@ -240,8 +240,9 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     m, n = shape[-2:]
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=BlockOptions(**BLOCK_ROUTES[route]))
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
-    found = cycles.cycles(blocks.chunk_source(blocks.block_form(m, n)))
-    cut = route.startswith("cut") and max(map(len, found), default=0) > 2  # that route's segments hold 2 chunks
+    source = blocks.chunk_source(blocks.block_form(m, n))
+    whole = cycles.segments(source, max(2, len(source))).table[:, 1]  # the lengths of the cycles, none cut
+    cut = route.startswith("cut") and max(whole, default=0) > 2  # that route's segments hold 2 chunks
     # chunks that are not a whole number of words move through whole words where every matrix is aligned to one
     chunk = n * x.itemsize if m > n else m * x.itemsize
     wide = _whole_word(x, m, n)
@@ -249,7 +250,7 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
                                                              1 << (chunk - 1).bit_length())
     suffix = "_packed" if packed else ""
     moves = {"copy_words", f"cycles_move{suffix}"} | ({f"cycles_save{suffix}"} if cut else set())
-    assert names == {"transpose_square_inplace"} | (moves if found else set())
+    assert names == {"transpose_square_inplace"} | (moves if len(whole) else set())
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
@@ -350,7 +351,8 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     names = {step.launch.kernel.fn.__name__ for step in p.steps}
     if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):
         # too many parts a row (its rows are the long side): trimmed to a form of its own where a cut fits (rows of
-        # the short side), else three passes (293 x 17: no cut leaves a shared factor)
+        # the short side), else three passes (293 x 17: no cut of one side leaves a shared factor, and a cut of both
+        # would spread out rows of the long side, more parts a row than these routes allow)
         trimmed = _trim(m, n, x.itemsize, options, alone=True) is not None
         assert ("transpose_square_inplace" in names) == trimmed and ("inplace_rows" in names) != trimmed
     else:

@@ -40,26 +40,6 @@ class Segments:
         return np.concatenate([self.table.reshape(-1), self.saved, self.order]).astype(np.int32)
 
 
-def cycles(source: np.ndarray) -> list[list[int]]:
-    """The cycles of length at least two of the permutation d <- source[d], each starting at its least chunk."""
-    src = np.asarray(source).tolist()
-    if sorted(src) != list(range(len(src))):
-        raise ValueError("source is not a permutation of 0 .. n - 1")
-    seen = bytearray(len(src))
-    found = []
-    for start in range(len(src)):
-        if seen[start] or src[start] == start:
-            continue
-        cycle = []
-        d = start
-        while not seen[d]:
-            seen[d] = 1
-            cycle.append(d)
-            d = src[d]
-        found.append(cycle)
-    return found
-
-
 def segments(source: np.ndarray, length: int) -> Segments:
     """Cut the cycles of `source` into segments of at most `length` chunks (length >= 2)."""
     if length < 2:
