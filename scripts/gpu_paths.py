@@ -58,8 +58,10 @@ def wrong_in_place(shapes, label: str, dtypes=IN_PLACE_DTYPES) -> int:
     return wrong
 
 
-# sides off and on multiples of 16, one tile pair and many
-bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001)], "square")
+# sides off and on multiples of 16, one tile pair and many (odd sides of 1- and 2-byte elements with inner pairs read
+# through words: 201 and 1001 with int8's tiles of 64, 515 and 3001 with float16's of 128)
+bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001), (2, 515, 515), (3001, 3001)],
+                      "square")
 
 from cornerturn.engine import rectangular  # noqa: E402
 
@@ -97,7 +99,10 @@ for dtype in IN_PLACE_DTYPES:
         rectangular.BLOCK_OPTIONS = rectangular.BlockOptions(min_chunk_bytes=8 * itemsize,
                                                              saved_bytes=(long % short) * short * itemsize - 1)
         bad += wrong_in_place([shape], f"trimmed on both sides {dtype}", (dtype,))
-rectangular.BLOCK_OPTIONS, rectangular.SMALL_BYTES = rectangular.BlockOptions(), 16 << 20
+rectangular.BLOCK_OPTIONS = rectangular.BlockOptions()
+# odd squares read through words (transpose_square_funnel) in the grid, peeled and trimmed forms at default options
+bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), (2011, 1001)], "odd squares in forms")
+rectangular.SMALL_BYTES = 16 << 20
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

@@ -23,13 +23,20 @@ if os.environ.get("SIDES"):  # e.g. SIDES=4095,8191: these sides for every eleme
     CASES = [(dtype, tuple(int(v) for v in os.environ["SIDES"].split(","))) for dtype, _ in CASES]
 
 
-def sweep(dtype, n: int, stream: int) -> dict:
+def squares(dtype, n: int):
+    """About 1 GiB of random n-squares as bytes: (itemsize, batch, the bytes, the time of their copy, their
+    transpose)."""
     itemsize = torch.empty((), dtype=dtype).element_size()
     batch = max(1, (1 << 30) // (n * n * itemsize))
     x = torch.randint(0, 255, (batch * n * n * itemsize,), dtype=torch.uint8, device="cuda")
     copied = torch.empty_like(x)
     t_copy = time_cuda(lambda: copied.copy_(x), repeats=5).median
     want = x.view(batch, n, n * itemsize).view(dtype).transpose(1, 2).contiguous().view(-1).view(torch.uint8)
+    return itemsize, batch, x, t_copy, want
+
+
+def sweep(dtype, n: int, stream: int) -> dict:
+    itemsize, batch, x, t_copy, want = squares(dtype, n)
     word = inplace.square_word(itemsize, x.data_ptr())
     out = {}
     flats = (False, True) if os.environ.get("FLAT", "both") == "both" else (os.environ["FLAT"] == "1",)

@@ -109,6 +109,49 @@ def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape, block", [((37, 37), 8), ((2, 45, 45), 8), ((3, 29, 29), 8), ((45, 45), 16),
+                                          ((3, 3), 8), ((5, 5), 8)], ids=str)
+@pytest.mark.parametrize("across", [0, 3], ids=["one after another", "side by side"])
+def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across, rng):
+    """Odd sides of 1- and 2-byte elements: inner tile pairs read through aligned words at every shift, pairs on the
+    diagonal and in the last column of tiles element by element; squares in a batch or side by side (the grid
+    form's layout, `across` to a row of squares); the buffer is exactly as long as the squares, rounded up to a
+    word (the reads stay inside it)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_funnel, square_launch
+
+    n, count = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+    assert square_funnel(n, np.dtype(dtype).itemsize, 16) == 4
+    if across:  # `count` rows of squares, `across` squares to a row
+        x = random_bits((count, n, across, n), dtype, rng)
+        want = np.ascontiguousarray(x.transpose(0, 3, 2, 1))
+        launch = square_launch(count * across, n, x.itemsize, 1, block, across=across, funnel=4)
+    else:
+        x = random_bits(shape, dtype, rng)
+        want = np.ascontiguousarray(x.swapaxes(-1, -2))
+        launch = square_launch(count, n, x.itemsize, 1, block, funnel=4)
+    assert launch.kernel.fn.__name__ == "transpose_square_funnel" and launch.constexprs["GRID"] == bool(across)
+    buffer = np.zeros(-(-x.nbytes // 4) * 4, np.uint8)
+    buffer[:x.nbytes] = x.reshape(-1).view(np.uint8)
+    words = torch.from_numpy(buffer.view(np.int32))
+    launch.run_tensors(words, words)
+    assert_bits_equal(buffer[:x.nbytes].view(dtype).reshape(want.shape), want)
+
+
+def test_square_funnel_where_rows_are_not_whole_words():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_default, square_funnel
+
+    assert square_funnel(16383, 1, 16) == 4 and square_funnel(16382, 1, 16) == 4 and square_funnel(8191, 2, 4) == 4
+    assert square_funnel(16384, 1, 16) == 0 and square_funnel(8190, 2, 16) == 0  # rows of whole words
+    assert square_funnel(8191, 4, 16) == 0 and square_funnel(16383, 1, 2) == 0  # 4-byte elements; base not aligned
+    assert square_default(4, 16383, 1, 256).kernel.fn.__name__ == "transpose_square_funnel"
+    assert square_default(4, 16383, 4, 256).kernel.fn.__name__ == "transpose_square_inplace"
+    assert square_default(4, 16383, 1, 1).kernel.fn.__name__ == "transpose_square_inplace"
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70), (64, 64)], ids=str)
 @pytest.mark.parametrize("block", [8, 16], ids=["tiles of 8", "tiles of 16"])

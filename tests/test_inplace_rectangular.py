@@ -176,13 +176,23 @@ ROUTES = {
 }
 
 
+SQUARE_KERNELS = {"transpose_square_inplace", "transpose_square_funnel"}
+
+
+def _kernel_names(p) -> list[str]:
+    """The kernels of a plan's launches, in order; either square kernel named "square" (which one moves a square is
+    tested in test_inplace.py)."""
+    names = [s.launch.kernel.fn.__name__ for s in p.steps]
+    return ["square" if name in SQUARE_KERNELS else name for name in names]
+
+
 def _kernels_of_the_passes(m, n, itemsize, options):
     """The kernels a plan with these options takes (but cycles_save, there only when a cycle is cut)."""
     from cornerturn.engine.rectangular import BlockOptions, column_options
 
     block_options = options.get("blocks", BlockOptions())
     if block_options.enabled and blocks.block_form(m, n) and min(m, n) * itemsize >= block_options.min_chunk_bytes:
-        return {"transpose_square_inplace", "copy_words", "cycles_move"}
+        return {"square", "copy_words", "cycles_move"}
     columns = options.get("columns", column_options(itemsize))
     column_pass = {"inplace_columns", "zero_words"} if columns.pipelined else {"inplace_columns_banded"}
     rows = {"inplace_rows_banded" if "row_words" in options else "inplace_rows"}
@@ -207,7 +217,7 @@ def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     if "blocks" in options:
         options["blocks"] = BlockOptions(**options["blocks"])
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, **options)
-    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    names = set(_kernel_names(p))
     if route != "through scratch":
         assert names - {"cycles_save"} == _kernels_of_the_passes(m, n, x.itemsize, options)
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
@@ -239,7 +249,7 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=BlockOptions(**BLOCK_ROUTES[route]))
-    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    names = set(_kernel_names(p))
     source = blocks.chunk_source(blocks.block_form(m, n))
     whole = cycles.segments(source, max(2, len(source))).table[:, 1]  # the lengths of the cycles, none cut
     cut = route.startswith("cut") and max(whole, default=0) > 2  # that route's segments hold 2 chunks
@@ -250,7 +260,7 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
                                                              1 << (chunk - 1).bit_length())
     suffix = "_packed" if packed else ""
     moves = {"copy_words", f"cycles_move{suffix}"} | ({f"cycles_save{suffix}"} if cut else set())
-    assert names == {"transpose_square_inplace"} | (moves if len(whole) else set())
+    assert names == {"square"} | (moves if len(whole) else set())
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
@@ -267,10 +277,10 @@ def test_gpu_grid_form_in_the_interpreter(dtype, shape, route, rng):
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=BlockOptions(**BLOCK_ROUTES[route]))
-    squares = [s.launch for s in p.steps if s.launch.kernel.fn.__name__ == "transpose_square_inplace"]
+    squares = [s.launch for s in p.steps if s.launch.kernel.fn.__name__ in SQUARE_KERNELS]
     form = blocks.grid_form(m, n)
     assert squares and all(s.constexprs["GRID"] and s.ints[4] == form.across for s in squares)
-    assert {s.launch.kernel.fn.__name__ for s in p.steps} & {"cycles_move", "cycles_move_packed"}
+    assert set(_kernel_names(p)) & {"cycles_move", "cycles_move_packed"}
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
@@ -292,8 +302,8 @@ def test_gpu_trimmed_to_a_grid_in_the_interpreter(dtype, shape, cut, rng):
     trim = _trim(m, n, x.itemsize, options, alone=True)
     assert trim is not None and (trim.rows, trim.cols) == ((0, cut) if m > n else (cut, 0))
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
-    names = [s.launch.kernel.fn.__name__ for s in p.steps]
-    assert names.count("copy_2d") == 2 * (x.size // (m * n)) and "transpose_square_inplace" in names
+    names = _kernel_names(p)
+    assert names.count("copy_2d") == 2 * (x.size // (m * n)) and "square" in names
     assert not {"inplace_columns", "inplace_rows"} & set(names)
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
@@ -319,9 +329,9 @@ def test_gpu_trimmed_on_both_sides_in_the_interpreter(dtype, shape, rng):
     trim = _trim(m, n, x.itemsize, options, alone=True)
     assert trim is not None and trim.rows and trim.cols and math.gcd(*trim.inner) >= 8
     p = plan(batch, m, n, x.itemsize, 16, small_bytes=0, blocks=options)
-    names = [s.launch.kernel.fn.__name__ for s in p.steps]
+    names = _kernel_names(p)
     assert names.count("copy_2d") == 4 * batch and names.count("zero_words") == 2 * batch
-    assert "transpose_square_inplace" in names and not {"inplace_columns", "inplace_rows"} & set(names)
+    assert "square" in names and not {"inplace_columns", "inplace_rows"} & set(names)
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))
     assert_bits_equal(x.reshape(want.shape), want)
 
@@ -348,15 +358,15 @@ def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     m, n = shape[-2:]
     options = BlockOptions(**PEEL_ROUTES[route], trim_sizes=())
     p = plan(x.size // (m * n), m, n, x.itemsize, 16, small_bytes=0, blocks=options)
-    names = {step.launch.kernel.fn.__name__ for step in p.steps}
+    names = set(_kernel_names(p))
     if not _peel_fits(blocks.peel_form(m, n), x.itemsize, options):
         # too many parts a row (its rows are the long side): trimmed to a form of its own where a cut fits (rows of
         # the short side), else three passes (293 x 17: no cut of one side leaves a shared factor, and a cut of both
         # would spread out rows of the long side, more parts a row than these routes allow)
         trimmed = _trim(m, n, x.itemsize, options, alone=True) is not None
-        assert ("transpose_square_inplace" in names) == trimmed and ("inplace_rows" in names) != trimmed
+        assert ("square" in names) == trimmed and ("inplace_rows" in names) != trimmed
     else:
-        assert {"copy_2d", "zero_words", "transpose_square_inplace"} <= names
+        assert {"copy_2d", "zero_words", "square"} <= names
         assert bool(names & {"cycles_move", "cycles_move_packed"}) == (blocks.peel_form(m, n).front is not None)
         # rows of whole 16-byte runs restride in them; other rows of 1- and 2-byte elements as bytes through whole
         # words where every matrix is aligned to one
@@ -407,8 +417,8 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     from cornerturn.engine.rectangular import ROW_BAND_BYTES, BlockOptions, column_options, plan
 
     p = plan(1, rows, cols, itemsize, 16)
-    names = {step.launch.kernel.fn.__name__ for step in p.steps}
-    if "transpose_square_inplace" in names:
+    names = set(_kernel_names(p))
+    if "square" in names:
         # the block form: saved slots of cut cycles (at most twice the option's bound) and 16 bytes of cycle table
         # per chunk; the peeled form adds the edge (at most the same bound) and a flag per row part
         assert p.scratch_bytes <= 3 * BlockOptions().saved_bytes + 4 * (16 + 64) * max(rows, cols)
@@ -422,7 +432,7 @@ def test_gpu_scratch_is_order_max_rows_cols(rows, cols, itemsize):
     slots = max(max(o.ring, 2) * max(o.band_bytes, rows * min(cols * itemsize, 128)),
                 2 * max(ROW_BAND_BYTES, cols * itemsize))
     assert p.scratch_bytes <= slots + 8 * cols + 16
-    assert {step.launch.kernel.fn.__name__ for step in p.steps} & {"inplace_columns", "inplace_columns_banded"}
+    assert set(_kernel_names(p)) & {"inplace_columns", "inplace_columns_banded"}
 
 
 @pytest.mark.parametrize("rows, cols, itemsize, align, vec", [(32768, 8191, 4, 16, 4), (8191, 32768, 4, 16, 4),
@@ -475,8 +485,8 @@ def test_gpu_trimmed_form_in_the_interpreter(dtype, shape, route, rng):
     trim = _trim(m, n, np.dtype(dtype).itemsize, options)
     assert trim is not None and (trim.rows, trim.cols) == ((0, n % 16) if m > n else (m % 16, 0))
     p = plan(batch, m, n, np.dtype(dtype).itemsize, 16, small_bytes=0, blocks=options)
-    names = [step.launch.kernel.fn.__name__ for step in p.steps]
-    assert names.count("copy_2d") >= 2 * batch and "transpose_square_inplace" in names
+    names = _kernel_names(p)
+    assert names.count("copy_2d") >= 2 * batch and "square" in names
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     run_tensors(p, torch.from_numpy(x.reshape(-1).view(np.uint8)))

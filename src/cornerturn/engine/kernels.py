@@ -21,6 +21,11 @@ transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile o
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
 axes) and each output row segment of 2 x BLOCK_R words is stored whole.
 
+transpose_square_funnel: transpose_square_inplace for 1- and 2-byte elements whose rows are not whole 32-bit words
+(odd sides): each row of both tiles of an inner pair read as the aligned words that hold it, two neighbours
+funnel-shifted into each word, so loads move 4 bytes a lane; stored element by element after the barrier. Pairs on
+the diagonal or in the last column of tiles move element by element (only their reads could pass the buffer's end).
+
 transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a square matrix: it loads the tile
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
 transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti). With
@@ -271,13 +276,8 @@ def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride
                              WORDS: tl.constexpr, WIDE: tl.constexpr, FLAT: tl.constexpr,
                              READDRESS: tl.constexpr = False, GRID: tl.constexpr = False):
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
-    if GRID:  # squares side by side, `across` of them to a row of squares, their rows row_stride elements apart
-        down = b // across
-        base = a_ptr + down * batch_stride + (b - down * across) * n * WORDS
-        stride = row_stride
-    else:
-        base = a_ptr + b * batch_stride
-        stride = n
+    origin, stride = _square_origin(b, n, batch_stride, row_stride, across, WORDS, GRID)
+    base = a_ptr + origin
     if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
         here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
         mirror, mask_mirror = _flat_tile(base, tj, ti, n, stride, BLOCK, WORDS)
@@ -299,6 +299,82 @@ def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride
             here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, stride, BLOCK, WORDS)
         tl.store(mirror, upper, mask=mask)
         tl.store(here, lower, mask=mask)
+
+
+@triton.jit
+def _square_origin(b, n, batch_stride, row_stride, across, WORDS: tl.constexpr, GRID: tl.constexpr):
+    """Where square b starts (in words) and its row stride (in elements)."""
+    if GRID:  # squares side by side, `across` of them to a row of squares, their rows row_stride elements apart
+        down = b // across
+        return down * batch_stride + (b - down * across) * n * WORDS, row_stride
+    else:
+        return b * batch_stride, n
+
+
+@triton.jit
+def transpose_square_funnel(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
+                            ITEM: tl.constexpr, WORD: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
+                            GRID: tl.constexpr = False):
+    """transpose_square_inplace for elements of ITEM bytes whose rows do not start at whole WORD-byte words (a
+    WORD-aligned a_ptr; batch_stride in elements): each row of an inner tile pair read as the aligned words that hold
+    it, funnel-shifted, stored element by element after the barrier; pairs on the diagonal or in the last column of
+    tiles (the only ones whose reads could run past the buffer's end) element by element."""
+    b, ti, tj = _tile_pair_of_program(tiles, WIDE)
+    origin, stride = _square_origin(b, n, batch_stride, row_stride, across, 1, GRID)
+    items = _items_of(a_ptr, ITEM)
+    if (ti == tj) | (tj == tiles - 1):
+        here, mirror, mask = _tile_pair_pointers(items + origin, ti, tj, n, stride, BLOCK, 1)
+        upper_items = tl.load(here, mask=mask)  # (names differ between the branches, as their types do)
+        lower_items = tl.load(mirror, mask=mask)
+        tl.debug_barrier()
+        here, mirror, mask = _tile_pair_pointers(items + origin, _again(ti), _again(tj), n, stride, BLOCK, 1)
+        tl.store(mirror, upper_items, mask=mask)
+        tl.store(here, lower_items, mask=mask)
+    else:  # both tiles lie inside the square, and a row follows each of their rows
+        upper_words = _funnel_tile(a_ptr, origin, ti, tj, stride, BLOCK, ITEM, WORD, ASM)
+        lower_words = _funnel_tile(a_ptr, origin, tj, ti, stride, BLOCK, ITEM, WORD, ASM)
+        tl.debug_barrier()
+        _store_flipped(items + origin, _again(ti), _again(tj), stride, upper_words, BLOCK, ITEM, WORD)
+        _store_flipped(items + origin, _again(tj), _again(ti), stride, lower_words, BLOCK, ITEM, WORD)
+
+
+@triton.jit
+def _items_of(ptr, ITEM: tl.constexpr):
+    if ITEM == 1:
+        return ptr.to(tl.pointer_type(tl.uint8), bitcast=True)
+    elif ITEM == 2:
+        return ptr.to(tl.pointer_type(tl.uint16), bitcast=True)
+    else:
+        return ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
+
+
+@triton.jit
+def _funnel_tile(a_ptr, origin, ti, tj, stride, BLOCK: tl.constexpr, ITEM: tl.constexpr, WORD: tl.constexpr,
+                 ASM: tl.constexpr):
+    """Tile (ti, tj) as BLOCK rows of BLOCK ITEM / WORD words: each the word that starts at its first element,
+    funnel-shifted from the two aligned words holding it."""
+    words = _words_of(a_ptr, WORD)
+    i = ti * BLOCK + tl.arange(0, BLOCK)
+    start = (origin + i * stride + tj * BLOCK) * ITEM  # bytes
+    q = start // WORD
+    s = (start - q * WORD).to(words.dtype.element_ty)
+    at = q[:, None] + tl.arange(0, BLOCK * ITEM // WORD)[None, :]
+    lo = tl.load(words + at)
+    hi = tl.load(words + at + 1, mask=s[:, None] > 0, other=0)
+    return _funnel_shift(lo, hi, s[:, None], ASM and WORD == 4)
+
+
+@triton.jit
+def _store_flipped(items, ti, tj, stride, v, BLOCK: tl.constexpr, ITEM: tl.constexpr, WORD: tl.constexpr):
+    """Tile (ti, tj), held as _funnel_tile returns it, stored transposed into tile (tj, ti), element by element."""
+    PER: tl.constexpr = WORD // ITEM
+    BITS: tl.constexpr = 8 * ITEM
+    i = ti * BLOCK + tl.arange(0, BLOCK)
+    c = tl.arange(0, BLOCK // PER)
+    for k in tl.static_range(PER):
+        j = tj * BLOCK + c * PER + k
+        e = ((v >> (BITS * k)) & ((1 << BITS) - 1)).to(items.dtype.element_ty)
+        tl.store(items + j[None, :] * stride + i[:, None], e)
 
 
 @triton.jit

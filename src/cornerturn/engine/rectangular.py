@@ -40,7 +40,7 @@ from ..blocks import block_form, chunk_source, grid_form, grid_source, peel_form
 from ..ckg import Decomposition
 from ..cycles import cut
 from ..problem import canonical
-from .inplace import square_launch, square_word
+from .inplace import square_default, square_word
 from .launch import Launch
 
 SMALL_BYTES = 16 << 20
@@ -224,7 +224,7 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
     m, n = (fm + r, fn) if peel.tall else (fm, fn + r)
     edge_bytes = -(-r * min(m, n) * itemsize // 16) * 16
     if peel.front is None:
-        front = RectangularPlan([Step(square_launch(1, fm, itemsize, word), ("x", 0), ("x", 0))], 0)
+        front = RectangularPlan([Step(square_default(1, fm, itemsize, every), ("x", 0), ("x", 0))], 0)
     else:
         front = _block_steps(peel.front, itemsize, align, options, every)
     rows, length = (fn, fm) if peel.tall else (fm, fn)  # rows of `length` elements move
@@ -402,7 +402,7 @@ def _packed_word(word: int, every: int, block_bytes: int) -> int:
 
 def _block_steps(form, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
     """The block form: square blocks in place, then the chunk permutation (tall), or the other way round (wide)."""
-    square = Step(square_launch(form.squares, form.side, itemsize, square_word(itemsize, align)), ("x", 0), ("x", 0))
+    square = Step(square_default(form.squares, form.side, itemsize, every), ("x", 0), ("x", 0))
     moves = _cycle_steps(chunk_source(form), form.side * itemsize, align, options, every,
                          form.squares * form.side ** 2 * itemsize)
     return moves._replace(steps=[square, *moves.steps] if form.tall else [*moves.steps, square])
@@ -410,8 +410,7 @@ def _block_steps(form, itemsize: int, align: int, options: BlockOptions, every: 
 
 def _grid_steps(form, itemsize: int, align: int, options: BlockOptions, every: int) -> RectangularPlan:
     """The grid form: each square in place where it lies, then the chunk permutation."""
-    word = square_word(itemsize, align)
-    square = Step(square_launch(form.squares, form.side, itemsize, word, across=form.across), ("x", 0), ("x", 0))
+    square = Step(square_default(form.squares, form.side, itemsize, every, across=form.across), ("x", 0), ("x", 0))
     moves = _cycle_steps(grid_source(form), form.side * itemsize, align, options, every,
                          form.squares * form.side ** 2 * itemsize)
     return moves._replace(steps=[square, *moves.steps])
