@@ -146,6 +146,44 @@ def test_cpu_block_and_grid_forms(dtype, form, shape, rng, monkeypatch):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(13, 4), (4, 13), (5, 4), (4, 5), (2, 17, 6), (2, 6, 17), (70, 33), (33, 70),
+                                   (1031, 4), (4, 1031)], ids=str)
+@pytest.mark.parametrize("staged", [None, 40], ids=["rows moved in one group", "rows moved in groups of 40 bytes"])
+def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
+    """Tall and wide, a square front and fronts in block form (1031 x 4: hundreds of chunks, cycles cut and closed
+    with saved ones), edges of 1 to 4 rows or columns, batches; rows restrided in one group or in many (one row, or
+    a few, a group; the last group short); the three passes are made to fail."""
+    from cornerturn.cpu import rectangular
+
+    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
+    if staged:
+        monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
+
+    def no_passes(*args):
+        raise AssertionError("the three passes ran where the peeled form applies")
+
+    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    form = rectangular.cpu_peel_form(m, n, x.itemsize)
+    assert form is not None and rectangular.cpu_block_form(m, n, x.itemsize) is None
+    assert rectangular.cpu_grid_form(m, n, x.itemsize) is None
+    saved = rectangular.transpose_batch(x.reshape(-1, m, n), small_bytes=0)
+    assert saved >= form.edge * min(m, n) * x.itemsize  # the edge, and chunks of cut cycles
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+def test_cpu_peeled_form_where_its_edge_fits():
+    from cornerturn.cpu import rectangular
+
+    assert rectangular.cpu_peel_form(8192, 2047, 4).edge == 4  # 4 x 2047 rows after a front of 8188 x 2047
+    assert rectangular.cpu_peel_form(2047, 8192, 4).tall is False
+    assert rectangular.cpu_peel_form(12001, 7000, 4) is None  # an edge of 5001 rows of 7000 elements: too large
+    assert rectangular.cpu_peel_form(8192, 8, 4) is None  # chunks of 32 bytes: under a cache line
+
+
 @pytest.mark.parametrize("shape", [(5, 3), (2, 70, 45), (1000, 3), (3, 1000), (300, 500)], ids=str)
 def test_transpose_in_place_returns_a_view_of_the_same_memory(shape, rng):
     x = random_bits(shape, np.float32, rng)

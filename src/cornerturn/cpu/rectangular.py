@@ -1,10 +1,13 @@
 """In-place transposition of non-square matrices on the CPU (Numba, parallel): the block form where one side
-divides the other, the grid form where the sides share a factor (cornerturn.blocks), else the three passes of `ckg`.
+divides the other, the grid form where the sides share a factor, the peeled form where the long side is a multiple
+of the short one plus a small edge (cornerturn.blocks), else the three passes of `ckg`.
 
 Block form: the square blocks go through the square kernel (cpu.inplace), and the row chunks move along their
 cycles, one segment of a cycle per task, a whole chunk (a contiguous row) at a time; cut cycles close with their
 saved chunk. Grid form: each row of squares goes through the square kernel where it lies (rows N elements
-apart), then the chunks move the same way. Column passes: each thread copies a band of whole columns (one cache
+apart), then the chunks move the same way. Peeled form: the edge saved, the front in block form (or square), its
+rows moved to the new stride in one sweep (descending where they spread out, ascending where they close up), the
+edge written back transposed. Column passes: each thread copies a band of whole columns (one cache
 line wide) into its scratch, then writes the band back gathered, row by row. Row pass: each thread copies a row
 into its scratch and scatters it back. Scratch: threads x max(M x band, N) elements for the passes; the saved
 chunks (at most SAVED_BYTES and 64 chunks) and one chunk per segment for the block form. Matrices small enough go
@@ -17,13 +20,14 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..blocks import BlockForm, GridForm, block_form, chunk_source, grid_form, grid_source
+from ..blocks import BlockForm, GridForm, PeelForm, block_form, chunk_source, grid_form, grid_source, peel_form
 from ..ckg import Decomposition
 from ..cycles import Segments, cut
 
 SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, then copied back
 MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
 SAVED_BYTES = 1 << 20  # bound on the chunks saved to close cut cycles (unless 64 chunks are more)
+RESTRIDE_BYTES = 2 << 20  # rows of the peeled form move to their new stride through a scratch of about this size
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
@@ -52,6 +56,71 @@ def cpu_grid_form(m: int, n: int, itemsize: int) -> GridForm | None:
     MIN_CHUNK_BYTES."""
     form = grid_form(m, n)
     return form if form is not None and form.side * itemsize >= MIN_CHUNK_BYTES else None
+
+
+def cpu_peel_form(m: int, n: int, itemsize: int) -> PeelForm | None:
+    """The peeled form of an M x N matrix where it applies on the CPU: an edge of at most SAVED_BYTES, chunks (rows
+    of the short side) of at least MIN_CHUNK_BYTES."""
+    form = peel_form(m, n)
+    short = min(m, n)
+    if form is None or form.edge * short * itemsize > SAVED_BYTES or short * itemsize < MIN_CHUNK_BYTES:
+        return None
+    return form
+
+
+def peel_steps(x: np.ndarray, form: PeelForm, work: Segments | None) -> int:
+    """The peeled form on one M x N matrix of words `x` (C-contiguous): `work` is its front's chunk permutation
+    (None for a square front). Returns the scratch bytes it held at most (the edge, and the front's saved chunks or
+    the rows staged, whichever is more)."""
+    m, n = x.shape
+    flat = x.reshape(-1)
+    fm, fn = form.rows, form.cols
+    if form.tall:  # the last rows; then element (t, j) of the edge to row j, column fm + t
+        edge = flat[fm * n:].reshape(form.edge, n).copy()
+        saved = _front_steps(flat[:fm * fn].reshape(fm, fn), form.front, work)
+        staged = _restride(flat, fn, fm, fm, m)
+        flat.reshape(n, m)[:, fm:] = edge.T
+    else:  # the last columns; then element (i, t) of the edge to row fn + t, column i
+        edge = x[:, fn:].copy()
+        staged = _restride(flat, m, fn, n, fn)
+        saved = _front_steps(flat[:m * fn].reshape(m, fn), form.front, work)
+        flat[fn * m:] = edge.T.reshape(-1)
+    return edge.nbytes + max(saved, staged)
+
+
+def _front_steps(front: np.ndarray, form: BlockForm | None, work: Segments | None) -> int:
+    from .inplace import transpose_squares
+
+    if form is None:
+        transpose_squares(front[None])
+        return 0
+    return block_steps(front, form, work)
+
+
+def _restride(flat: np.ndarray, rows: int, length: int, stride_from: int, stride_to: int) -> int:
+    """`rows` rows of `length` elements moved in place from `stride_from` to `stride_to` elements apart (length <=
+    both), in groups staged through a scratch of about RESTRIDE_BYTES: the last group first where they spread out,
+    the first where they close up, so that no group writes over rows yet to be read. Returns the scratch bytes."""
+    group = min(rows, max(1, RESTRIDE_BYTES // (length * flat.itemsize)))
+    scratch = np.empty((group, length), flat.dtype)
+    _restride_groups(flat, scratch, rows, length, stride_from, stride_to)
+    return scratch.nbytes
+
+
+@numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+def _restride_groups(flat, scratch, rows, length, stride_from, stride_to):
+    group = scratch.shape[0]
+    groups = (rows + group - 1) // group
+    for h in range(groups):
+        g = groups - 1 - h if stride_to > stride_from else h
+        first = g * group
+        count = min(group, rows - first)
+        for k in prange(count):
+            src = (first + k) * stride_from
+            scratch[k, :] = flat[src:src + length]
+        for k in prange(count):
+            dst = (first + k) * stride_to
+            flat[dst:dst + length] = scratch[k, :]
 
 
 def grid_steps(x: np.ndarray, form: GridForm, work: Segments) -> int:
@@ -166,7 +235,8 @@ def transpose_matrix(x: np.ndarray, scratch: np.ndarray) -> None:
 
 def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: bool = True) -> int:
     """Transpose each matrix of `words` (batch, M, N), C-contiguous, in place; the memory then holds (batch, N, M).
-    The block form where it applies (`blocks`), else the three passes. Returns the scratch bytes it allocated.
+    The block, grid or peeled form where one applies (`blocks`), else the three passes. Returns the scratch bytes
+    it allocated.
     """
     count, m, n = words.shape
     matrix_bytes = m * n * words.itemsize
@@ -176,14 +246,23 @@ def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: b
     if blocks and form is None:
         form, source, steps = cpu_grid_form(m, n, words.itemsize), grid_source, grid_steps
     if form is not None:
-        wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // (form.side * words.itemsize))
-        work = cut(source(form), min(wanted, 4096))  # the same cycles for every matrix of the batch
+        work = _chunk_work(source(form), form.side * words.itemsize)  # the same cycles for every matrix
         return max(steps(words[k], form, work) for k in range(count))
+    peel = cpu_peel_form(m, n, words.itemsize) if blocks else None
+    if peel is not None:
+        work = None if peel.front is None else _chunk_work(chunk_source(peel.front), peel.front.side * words.itemsize)
+        return max(peel_steps(words[k], peel, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):
         transpose_matrix(words[k], scratch)
     return scratch.nbytes
+
+
+def _chunk_work(source: np.ndarray, chunk_bytes: int) -> Segments:
+    """The segments of a chunk permutation: enough for every thread, at most SAVED_BYTES of saved chunks (or 64)."""
+    wanted = max(64, numba.get_num_threads() * 16, SAVED_BYTES // chunk_bytes)
+    return cut(source, min(wanted, 4096))
 
 
 def _through_scratch(words: np.ndarray, per_chunk: int) -> int:
