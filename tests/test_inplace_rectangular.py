@@ -175,6 +175,50 @@ def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape, sides", [((96, 35), "one"), ((35, 96), "one"), ((2, 64, 25), "one"),
+                                          ((97, 61), "both"), ((61, 97), "both"), ((2, 53, 41), "both"),
+                                          ((131, 89), "both"), ((301, 211), "both")], ids=str)
+@pytest.mark.parametrize("staged", [None, 40], ids=["rows moved in one group", "rows moved in groups of 40 bytes"])
+def test_cpu_trimmed_form(dtype, shape, sides, staged, rng, monkeypatch):
+    """Where no other form fits (the peeled form's edge made too large): columns (tall) or rows (wide) cut so that
+    the rest has a shared factor (96 x 35 less 3 columns is 3 squares of 32), or rows and columns both (sides that
+    share nothing and sit far from multiples of each other: 97 x 61 less a row and a column is 8 x 5 squares of 12
+    for float32); the three passes are made to fail."""
+    from cornerturn.cpu import rectangular
+
+    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
+    monkeypatch.setattr(rectangular, "TRIM_SIDE_BYTES", 1)
+    monkeypatch.setattr(rectangular, "SAVED_BYTES", 0)  # no peeled form
+    if staged:
+        monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
+
+    def no_passes(*args):
+        raise AssertionError("the three passes ran where the trimmed form applies")
+
+    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    m, n = shape[-2:]
+    assert rectangular.cpu_peel_form(m, n, x.itemsize) is None and rectangular._chunked_form(m, n, x.itemsize) is None
+    trim = rectangular.cpu_trim_form(m, n, x.itemsize)
+    assert trim is not None and (bool(trim.rows) and bool(trim.cols)) == (sides == "both")
+    saved = rectangular.transpose_batch(x.reshape(-1, m, n), small_bytes=0)
+    assert saved >= (trim.rows * n + trim.cols * trim.inner[0]) * x.itemsize  # the edges, at least
+    assert_bits_equal(x.reshape(want.shape), want)
+
+
+def test_cpu_trimmed_form_where_its_edges_fit():
+    from cornerturn.cpu import rectangular
+
+    assert rectangular.cpu_trim_form(30011, 20011, 4) == rectangular.Trim(59, 43, (29952, 19968))  # as on the GPU
+    assert rectangular.cpu_trim_form(3001, 2003, 4).inner == (2976, 1984)  # 3 x 2 squares of 992
+    # squares of at least TRIM_SIDE_BYTES a row: not 8192 x 2992 (512 x 187 squares of 16) but 8160 x 2720 (3 x 1
+    # squares of 2720)
+    assert rectangular.cpu_trim_form(8192, 3001, 4) == rectangular.Trim(32, 281, (8160, 2720))
+    assert rectangular.cpu_trim_form(4096, 4096, 4) is None and rectangular.cpu_trim_form(8192, 200, 4) is None
+
+
 def test_cpu_peeled_form_where_its_edge_fits():
     from cornerturn.cpu import rectangular
 

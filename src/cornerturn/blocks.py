@@ -15,6 +15,9 @@ saved, the first q N rows take the block form (leaving N rows of q N elements), 
 into the last r elements of every row. Wide (N = q M + r): the edge (the last r columns) is saved, rows close up
 from N to q M elements (ascending), the M x q M front takes the block form, and the edge goes, transposed, into
 the last r rows.
+
+Where none of these fits, the trimmed form (Trim) sets the last few rows and columns aside so that the rest has
+one: one_side_cuts and both_sides_cuts list the cuts to try.
 """
 
 from __future__ import annotations
@@ -178,3 +181,51 @@ def peeled_reference(x: np.ndarray) -> np.ndarray:
 def _front_transposed(front: np.ndarray) -> np.ndarray:
     rows, cols = front.shape
     return (front.T if rows == cols else transpose_reference(front)).reshape(-1)
+
+
+class Trim(NamedTuple):
+    """The trimmed form: the last `rows` rows and the last `cols` columns of an M x N matrix set aside, so that the
+    rest, `inner` = (M - rows) x (N - cols), has a form of its own."""
+
+    rows: int
+    cols: int
+    inner: tuple[int, int]
+
+
+def divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
+
+
+def one_side_cuts(m: int, n: int, min_side: int) -> list[Trim]:
+    """The shorter side cut by short mod h for each divisor h (min_side <= h < short) of the longer one, the
+    smallest edge first, so that the rest's sides share the factor h (float32 32768 x 12289 less one column is 8 x 3
+    squares of 4096)."""
+    short, long = min(m, n), max(m, n)
+    edges = sorted({short % h for h in divisors(long) if min_side <= h < short} - {0})
+    return [Trim(0, e, (m, n - e)) if m > n else Trim(e, 0, (m - e, n)) for e in edges]
+
+
+def pass_speed(side_bytes: np.ndarray) -> np.ndarray:
+    """The squares' and chunk cycles' speed, as a share of the copy, by the squares' row length: whole 128-byte
+    lines, whole 16-byte runs, else; rows under 4 KiB a tenth slower. From the two-sided trimmed form on an H200:
+    float32 squares of side 9984 at 93% of the copy and their chunks at 88%, of side 10000 at 76%; int8 squares of
+    768 at 91% and 90%, of 3632 at 68% and 74% (docs/inplace.md)."""
+    speed = np.where(side_bytes % 128 == 0, 0.93, np.where(side_bytes % 16 == 0, 0.78, 0.6))
+    return speed * np.where(side_bytes < 4096, 0.9, 1.0)
+
+
+def both_sides_cuts(m: int, n: int, itemsize: int, min_side: int, edge_bytes: int) -> list[Trim]:
+    """Both sides cut to multiples of one g (min_side <= g < min(M, N)), M mod g rows and N mod g columns, so that the
+    rest's sides share the factor gcd(M - rows, N - cols), a multiple of g; edges of at most `edge_bytes`; the cut
+    of least estimated time first: four passes over the matrix at pass_speed of the rest's squares, and the edges
+    moved twice at a third of the copy's speed (float32 30011 x 20011 less 59 rows and 43 columns is 3 x 2 squares
+    of 9984)."""
+    g = np.arange(max(2, min_side), min(m, n), dtype=np.int64)
+    rows, cols = m % g, n % g
+    edge = rows * n + cols * (m - rows)
+    side = np.gcd(m - rows, n - cols)
+    cost = 4 * m * n / pass_speed(side * itemsize) + 2 * edge / 0.3
+    order = np.argsort(cost, kind="stable")
+    order = order[edge[order] * itemsize <= edge_bytes]  # (with no cut where g divides both sides)
+    return [Trim(int(rows[k]), int(cols[k]), (m - int(rows[k]), n - int(cols[k]))) for k in order]

@@ -6,11 +6,14 @@ Block form: the square blocks go through the square kernel (cpu.inplace), and th
 cycles, one segment of a cycle per task, a whole chunk (a contiguous row) at a time; cut cycles close with their
 saved chunk. Grid form: each row of squares goes through the square kernel where it lies (rows N elements
 apart), then the chunks move the same way. Peeled form: the edge saved, the front in block form (or square), its
-rows moved to the new stride in one sweep (descending where they spread out, ascending where they close up), the
-edge written back transposed. Column passes: each thread copies a band of whole columns (one cache
-line wide) into its scratch, then writes the band back gathered, row by row. Row pass: each thread copies a row
-into its scratch and scatters it back. Scratch: threads x max(M x band, N) elements for the passes; the saved
-chunks (at most SAVED_BYTES and 64 chunks) and one chunk per segment for the block form. Matrices small enough go
+rows moved to the new stride in groups (the last group first where they spread out, the first where they close
+up), the edge written back transposed. Trimmed form, where none of those fits: the last rows and columns set aside
+so that the rest takes the block or grid form, rows closed up to the rest's width, the rest transposed, its rows
+spread out to the new width, the edges written back transposed. Column passes: each thread copies a band of whole
+columns (one cache line wide) into its scratch, then writes the band back gathered, row by row. Row pass: each
+thread copies a row into its scratch and scatters it back. Scratch: threads x max(M x band, N) elements for the
+passes; the saved chunks (at most SAVED_BYTES and 64 chunks) and one chunk per segment for the block form; the
+edges and a staging buffer of RESTRIDE_BYTES for the peeled and trimmed forms. Matrices small enough go
 out of place through scratch.
 """
 
@@ -20,7 +23,18 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..blocks import BlockForm, GridForm, PeelForm, block_form, chunk_source, grid_form, grid_source, peel_form
+from ..blocks import (
+    BlockForm,
+    GridForm,
+    PeelForm,
+    Trim,
+    block_form,
+    both_sides_cuts,
+    chunk_source,
+    grid_form,
+    grid_source,
+    peel_form,
+)
 from ..ckg import Decomposition
 from ..cycles import Segments, cut
 
@@ -28,6 +42,10 @@ SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, th
 MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
 SAVED_BYTES = 1 << 20  # bound on the chunks saved to close cut cycles (unless 64 chunks are more)
 RESTRIDE_BYTES = 2 << 20  # rows of the peeled form move to their new stride through a scratch of about this size
+TRIM_BYTES = 16 << 20  # bound on the edges the trimmed form sets aside
+# the trimmed form's rest in squares of at least this many bytes a row: float32 8192 x 3001 less 9 columns is 512 x
+# 187 squares of 16 and took 259 ms against 64 ms for the three passes (2-core machine, docs/inplace.md)
+TRIM_SIDE_BYTES = 1024
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
@@ -121,6 +139,49 @@ def _restride_groups(flat, scratch, rows, length, stride_from, stride_to):
         for k in prange(count):
             dst = (first + k) * stride_to
             flat[dst:dst + length] = scratch[k, :]
+
+
+def cpu_trim_form(m: int, n: int, itemsize: int) -> Trim | None:
+    """The trimmed form on the CPU: the first of the 64 cheapest blocks.both_sides_cuts (cuts of one side among
+    them) whose edges fit in TRIM_BYTES and whose rest takes the block or grid form with squares of at least
+    TRIM_SIDE_BYTES a row."""
+    min_side = -(-max(TRIM_SIDE_BYTES, MIN_CHUNK_BYTES) // itemsize)
+    if m == n or min(m, n) <= min_side:
+        return None
+    for trim in both_sides_cuts(m, n, itemsize, min_side, TRIM_BYTES)[:64]:
+        if (trim.rows or trim.cols) and _chunked_form(*trim.inner, itemsize) is not None:
+            return trim
+    return None
+
+
+def trim_steps(x: np.ndarray, trim: Trim, rest: tuple, work: Segments) -> int:
+    """The trimmed form on one M x N matrix of words `x` (C-contiguous): `rest` is the (form, source, steps) of its
+    (M - r) x (N - c) rest and `work` that form's chunk permutation. The last r rows saved, then the last c columns
+    of the others; rows close up to N - c elements; the rest in its form; its rows spread out to M elements; the
+    saved columns written transposed as the last c rows, the saved rows into the last r columns. Returns the
+    scratch bytes it held at most."""
+    m, n = x.shape
+    (im, i_n), flat = trim.inner, x.reshape(-1)
+    form, _, steps = rest
+    below = x[im:].copy()
+    right = x[:im, i_n:].copy()
+    staged = _restride(flat, im, i_n, n, i_n) if trim.cols else 0
+    saved = steps(flat[:im * i_n].reshape(im, i_n), form, work)
+    if trim.rows:
+        staged = max(staged, _restride(flat, i_n, im, im, m))
+    out = flat.reshape(n, m)
+    out[i_n:, :im] = right.T
+    out[:, im:] = below.T
+    return below.nbytes + right.nbytes + max(saved, staged)
+
+
+def _chunked_form(m: int, n: int, itemsize: int) -> tuple | None:
+    """(form, chunk source, steps) of the block or grid form of an M x N matrix on the CPU, or None."""
+    form = cpu_block_form(m, n, itemsize)
+    if form is not None:
+        return form, chunk_source, block_steps
+    form = cpu_grid_form(m, n, itemsize)
+    return None if form is None else (form, grid_source, grid_steps)
 
 
 def grid_steps(x: np.ndarray, form: GridForm, work: Segments) -> int:
@@ -235,23 +296,28 @@ def transpose_matrix(x: np.ndarray, scratch: np.ndarray) -> None:
 
 def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: bool = True) -> int:
     """Transpose each matrix of `words` (batch, M, N), C-contiguous, in place; the memory then holds (batch, N, M).
-    The block, grid or peeled form where one applies (`blocks`), else the three passes. Returns the scratch bytes
-    it allocated.
+    The block, grid, peeled or trimmed form where one applies (`blocks`), else the three passes. Returns the
+    scratch bytes it allocated.
     """
     count, m, n = words.shape
     matrix_bytes = m * n * words.itemsize
     if matrix_bytes <= small_bytes:
         return _through_scratch(words, max(1, small_bytes // max(matrix_bytes, 1)))
-    form, source, steps = (cpu_block_form(m, n, words.itemsize), chunk_source, block_steps) if blocks else (None,) * 3
-    if blocks and form is None:
-        form, source, steps = cpu_grid_form(m, n, words.itemsize), grid_source, grid_steps
-    if form is not None:
-        work = _chunk_work(source(form), form.side * words.itemsize)  # the same cycles for every matrix
+    size = words.itemsize
+    direct = _chunked_form(m, n, size) if blocks else None
+    if direct is not None:
+        form, source, steps = direct
+        work = _chunk_work(source(form), form.side * size)  # the same cycles for every matrix
         return max(steps(words[k], form, work) for k in range(count))
-    peel = cpu_peel_form(m, n, words.itemsize) if blocks else None
+    peel = cpu_peel_form(m, n, size) if blocks else None
     if peel is not None:
-        work = None if peel.front is None else _chunk_work(chunk_source(peel.front), peel.front.side * words.itemsize)
+        work = None if peel.front is None else _chunk_work(chunk_source(peel.front), peel.front.side * size)
         return max(peel_steps(words[k], peel, work) for k in range(count))
+    trim = cpu_trim_form(m, n, size) if blocks else None
+    if trim is not None:
+        rest = _chunked_form(*trim.inner, size)
+        work = _chunk_work(rest[1](rest[0]), rest[0].side * size)
+        return max(trim_steps(words[k], trim, rest, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
     for k in range(count):

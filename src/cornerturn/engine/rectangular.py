@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..arrays import ArrayView, empty_like_library, view_of
-from ..blocks import block_form, chunk_source, grid_form, grid_source, peel_form
+from ..blocks import Trim, block_form, both_sides_cuts, chunk_source, grid_form, grid_source, one_side_cuts, peel_form
 from ..ckg import Decomposition
 from ..cycles import cut
 from ..problem import canonical
@@ -244,30 +244,20 @@ def _peel_steps(peel, itemsize: int, align: int, options: BlockOptions, every: i
     return RectangularPlan(steps, front_base + front.scratch_bytes, front.table)
 
 
-class Trim(NamedTuple):
-    """The trimmed form: the last `rows` rows and the last `cols` columns of an M x N matrix set aside, so that the
-    rest, `inner` = (M - rows) x (N - cols), has a form of its own."""
-
-    rows: int
-    cols: int
-    inner: tuple[int, int]
-
-
 def _trim(m: int, n: int, itemsize: int, options: BlockOptions, alone: bool = False) -> Trim | None:
     """The trimmed form where it applies, the edges within options.saved_bytes. Cuts tried: for elements of
     options.trim_sizes bytes, the shorter side's short mod 16 (aligned squares); where no other form fits the
-    matrix (`alone`), the shorter side's short mod h for each divisor h of the long side, smallest first, so that
-    the rest's sides share the factor h (float32 32768 x 12289 less one column is 8 x 3 squares of 4096); then
-    both sides cut to multiples of one g (M mod g rows and N mod g columns, _cut_both)."""
-    short, long = min(m, n), max(m, n)
+    matrix (`alone`), blocks.one_side_cuts; then both sides cut to multiples of one g (_cut_both)."""
+    short = min(m, n)
     if m == n or short < 16:
         return None
-    cuts = [short % 16] if itemsize in options.trim_sizes else []
+    aligned = short % 16
+    cuts = [Trim(0, aligned, (m, n - aligned)) if m > n else Trim(aligned, 0, (m - aligned, n))] \
+        if itemsize in options.trim_sizes and aligned else []
     if alone:
-        cuts += sorted({short % h for h in _divisors(long) if h * itemsize >= options.min_chunk_bytes and h < short})
-    for edge in cuts:
-        trim = Trim(0, edge, (m, n - edge)) if m > n else Trim(edge, 0, (m - edge, n))
-        if edge and _trim_fits(trim, m, n, itemsize, options) and _form(*trim.inner, itemsize, options) is not None:
+        cuts += [t for t in one_side_cuts(m, n, -(-options.min_chunk_bytes // itemsize)) if t not in cuts]
+    for trim in cuts:
+        if _trim_fits(trim, m, n, itemsize, options) and _form(*trim.inner, itemsize, options) is not None:
             return trim
     return _cut_both(m, n, itemsize, options) if alone else None
 
@@ -282,39 +272,16 @@ def _trim_fits(trim: Trim, m: int, n: int, itemsize: int, options: BlockOptions)
 
 
 def _cut_both(m: int, n: int, itemsize: int, options: BlockOptions) -> Trim | None:
-    """Both sides cut to multiples of one g, M mod g rows and N mod g columns, so that the rest is in block or
-    grid form (squares of side gcd(M - rows, N - cols), a multiple of g): for sides with no other form, both prime
-    for instance (float32 30011 x 20011 less 59 rows and 43 columns is 3 x 2 squares of 9984). The cut of least
-    estimated time: four passes over the matrix at a speed that depends on the squares' rows (_pass_speed), and
-    the edges moved twice at a third of the copy's speed. (int8 65521 x 40009 less 241 rows and 73 columns is
-    85 x 52 squares of 768: 3.4 M chunks, planned in about a second; BlockOptions.max_chunks bounds them.)"""
-    g = np.arange(max(2, -(-options.min_chunk_bytes // itemsize)), min(m, n), dtype=np.int64)
-    rows, cols = m % g, n % g
-    edge = rows * n + cols * (m - rows)
-    side = np.gcd(m - rows, n - cols)
-    cost = 4 * m * n / _pass_speed(side * itemsize) + 2 * edge / 0.3
-    order = np.argsort(cost, kind="stable")
-    for k in order[edge[order] * itemsize <= options.saved_bytes][:64]:
-        trim = Trim(int(rows[k]), int(cols[k]), (m - int(rows[k]), n - int(cols[k])))
+    """The first of the 64 cheapest blocks.both_sides_cuts whose rest is in block or grid form: for sides with no
+    other form, both prime for instance. (int8 65521 x 40009 less 241 rows and 73 columns is 85 x 52 squares of
+    768: 3.4 M chunks, planned in about a second; BlockOptions.max_chunks bounds them.)"""
+    min_side = -(-options.min_chunk_bytes // itemsize)
+    for trim in both_sides_cuts(m, n, itemsize, min_side, options.saved_bytes)[:64]:
         named = _form(*trim.inner, itemsize, options)
         if (trim.rows or trim.cols) and _trim_fits(trim, m, n, itemsize, options) and named is not None \
                 and named[0] != "peel":
             return trim
     return None
-
-
-def _pass_speed(side_bytes: np.ndarray) -> np.ndarray:
-    """The squares' and chunk cycles' speed, as a share of the copy, by the squares' row length: whole 128-byte
-    lines, whole 16-byte runs, else; rows under 4 KiB a tenth slower. From the two-sided trimmed form on an H200:
-    float32 squares of side 9984 at 93% of the copy and their chunks at 88%, of side 10000 at 76%; int8 squares of
-    768 at 91% and 90%, of 3632 at 68% and 74% (docs/inplace.md)."""
-    speed = np.where(side_bytes % 128 == 0, 0.93, np.where(side_bytes % 16 == 0, 0.78, 0.6))
-    return speed * np.where(side_bytes < 4096, 0.9, 1.0)
-
-
-def _divisors(n: int) -> list[int]:
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return sorted({*small, *(n // d for d in small)})
 
 
 def _trim_steps(m: int, n: int, trim: Trim, itemsize: int, align: int, options: BlockOptions,
