@@ -122,6 +122,16 @@ def test_cpu_passes(dtype, shape, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+def _forbid_the_passes(monkeypatch, form: str) -> None:
+    """The CPU's three passes made to fail, for tests of the forms that should take their place."""
+    from cornerturn.cpu import rectangular
+
+    def no_passes(*args):
+        raise AssertionError(f"the three passes ran where the {form} form applies")
+
+    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("form, shape", [("block", s) for s in [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (9, 3),
                                                                 (6, 1), (1024, 4), (4, 1024), (2, 600, 3)]]
@@ -131,10 +141,7 @@ def test_cpu_block_and_grid_forms(dtype, form, shape, rng, monkeypatch):
 
     monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
 
-    def no_passes(*args):
-        raise AssertionError(f"the three passes ran where the {form} form applies")
-
-    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+    _forbid_the_passes(monkeypatch, form)
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
@@ -160,10 +167,7 @@ def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
     if staged:
         monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
 
-    def no_passes(*args):
-        raise AssertionError("the three passes ran where the peeled form applies")
-
-    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+    _forbid_the_passes(monkeypatch, "peeled")
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
@@ -193,10 +197,7 @@ def test_cpu_trimmed_form(dtype, shape, sides, staged, rng, monkeypatch):
     if staged:
         monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
 
-    def no_passes(*args):
-        raise AssertionError("the three passes ran where the trimmed form applies")
-
-    monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
+    _forbid_the_passes(monkeypatch, "trimmed")
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
