@@ -113,11 +113,12 @@ def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
 @pytest.mark.parametrize("shape, block", [((37, 37), 8), ((2, 45, 45), 8), ((3, 29, 29), 8), ((45, 45), 16),
                                           ((3, 3), 8), ((5, 5), 8)], ids=str)
 @pytest.mark.parametrize("across", [0, 3], ids=["one after another", "side by side"])
-def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across, rng):
+@pytest.mark.parametrize("word", [4, 8], ids=["4-byte words", "8-byte words"])
+def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across, word, rng):
     """Odd sides of 1- and 2-byte elements: inner tile pairs read through aligned words at every shift, pairs on the
     diagonal and in the last column of tiles element by element; squares in a batch or side by side (the grid
-    form's layout, `across` to a row of squares); the buffer is exactly as long as the squares, rounded up to a
-    word (the reads stay inside it)."""
+    form's layout, `across` to a row of squares); words of 4 bytes (the default) or 8; the buffer is exactly as
+    long as the squares, rounded up to a word (the reads stay inside it)."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_funnel, square_launch
@@ -127,15 +128,15 @@ def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across
     if across:  # `count` rows of squares, `across` squares to a row
         x = random_bits((count, n, across, n), dtype, rng)
         want = np.ascontiguousarray(x.transpose(0, 3, 2, 1))
-        launch = square_launch(count * across, n, x.itemsize, 1, block, across=across, funnel=4)
+        launch = square_launch(count * across, n, x.itemsize, 1, block, across=across, funnel=word)
     else:
         x = random_bits(shape, dtype, rng)
         want = np.ascontiguousarray(x.swapaxes(-1, -2))
-        launch = square_launch(count, n, x.itemsize, 1, block, funnel=4)
+        launch = square_launch(count, n, x.itemsize, 1, block, funnel=word)
     assert launch.kernel.fn.__name__ == "transpose_square_funnel" and launch.constexprs["GRID"] == bool(across)
-    buffer = np.zeros(-(-x.nbytes // 4) * 4, np.uint8)
+    buffer = np.zeros(-(-x.nbytes // word) * word, np.uint8)
     buffer[:x.nbytes] = x.reshape(-1).view(np.uint8)
-    words = torch.from_numpy(buffer.view(np.int32))
+    words = torch.from_numpy(buffer.view({4: np.int32, 8: np.int64}[word]))
     launch.run_tensors(words, words)
     assert_bits_equal(buffer[:x.nbytes].view(dtype).reshape(want.shape), want)
 

@@ -316,7 +316,8 @@ def transpose_batch(words: np.ndarray, small_bytes: int = SMALL_BYTES, blocks: b
     trim = cpu_trim_form(m, n, size) if blocks else None
     if trim is not None:
         rest = _chunked_form(*trim.inner, size)
-        work = _chunk_work(rest[1](rest[0]), rest[0].side * size)
+        form, source, _ = rest
+        work = _chunk_work(source(form), form.side * size)
         return max(trim_steps(words[k], trim, rest, work) for k in range(count))
     threads = numba.get_num_threads()
     scratch = np.empty((threads, scratch_elements(m, n, words.itemsize, threads) // threads), words.dtype)
