@@ -141,6 +141,24 @@ def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across
     assert_bits_equal(buffer[:x.nbytes].view(dtype).reshape(want.shape), want)
 
 
+@pytest.mark.parametrize("shape", [(37, 37), (2, 45, 45)], ids=str)
+def test_gpu_square_funnel_kernel_float32_through_8_byte_words(shape, rng):
+    """4-byte elements read through 8-byte words: not a default (slower than element by element on the GPU, see
+    docs/inplace.md), but a setting the kernel takes, so it is checked too."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
+    x = random_bits(shape, np.float32, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    n, count = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+    buffer = np.zeros(-(-x.nbytes // 8) * 8, np.uint8)
+    buffer[:x.nbytes] = x.reshape(-1).view(np.uint8)
+    words = torch.from_numpy(buffer.view(np.int64))
+    square_launch(count, n, 4, 4, 8, 4, funnel=8).run_tensors(words, words)
+    assert_bits_equal(buffer[:x.nbytes].view(np.float32).reshape(want.shape), want)
+
+
 def test_square_funnel_where_rows_are_not_whole_words():
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_default, square_funnel

@@ -61,7 +61,7 @@ def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | No
     from . import kernels
     from .plan import WIDE_FROM
 
-    default_block, default_warps = FUNNEL_DEFAULTS[itemsize]
+    default_block, default_warps = FUNNEL_DEFAULTS.get(itemsize, (64, 4))  # (4-byte elements: not a default)
     block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     row_stride = across * n if across else n
