@@ -291,14 +291,21 @@ def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride
         tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
         tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
     else:
-        here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, stride, BLOCK, WORDS)
-        upper = tl.load(here, mask=mask)
-        lower = tl.load(mirror, mask=mask)
-        tl.debug_barrier()
-        if READDRESS:
-            here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, stride, BLOCK, WORDS)
-        tl.store(mirror, upper, mask=mask)
-        tl.store(here, lower, mask=mask)
+        _swap_tile_pair(base, ti, tj, n, stride, BLOCK, WORDS, READDRESS)
+
+
+@triton.jit
+def _swap_tile_pair(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr, READDRESS: tl.constexpr):
+    """Tile (ti, tj) and its mirror loaded element by element (3-D tiles of WORDS words an element), a barrier, each
+    stored transposed into the other's place; with READDRESS the store pointers computed after the barrier."""
+    here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, stride, BLOCK, WORDS)
+    upper = tl.load(here, mask=mask)
+    lower = tl.load(mirror, mask=mask)
+    tl.debug_barrier()
+    if READDRESS:
+        here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, stride, BLOCK, WORDS)
+    tl.store(mirror, upper, mask=mask)
+    tl.store(here, lower, mask=mask)
 
 
 @triton.jit
@@ -321,31 +328,15 @@ def transpose_square_funnel(a_ptr, same_ptr, n, batch_stride, tiles, row_stride,
     tiles (the only ones whose reads could run past the buffer's end) element by element."""
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, 1, GRID)
-    items = _items_of(a_ptr, ITEM)
+    items = _words_of(a_ptr, ITEM)
     if (ti == tj) | (tj == tiles - 1):
-        here, mirror, mask = _tile_pair_pointers(items + origin, ti, tj, n, stride, BLOCK, 1)
-        upper_items = tl.load(here, mask=mask)  # (names differ between the branches, as their types do)
-        lower_items = tl.load(mirror, mask=mask)
-        tl.debug_barrier()
-        here, mirror, mask = _tile_pair_pointers(items + origin, _again(ti), _again(tj), n, stride, BLOCK, 1)
-        tl.store(mirror, upper_items, mask=mask)
-        tl.store(here, lower_items, mask=mask)
+        _swap_tile_pair(items + origin, ti, tj, n, stride, BLOCK, 1, True)
     else:  # both tiles lie inside the square, and a row follows each of their rows
         upper_words = _funnel_tile(a_ptr, origin, ti, tj, stride, BLOCK, ITEM, WORD, ASM)
         lower_words = _funnel_tile(a_ptr, origin, tj, ti, stride, BLOCK, ITEM, WORD, ASM)
         tl.debug_barrier()
         _store_flipped(items + origin, _again(ti), _again(tj), stride, upper_words, BLOCK, ITEM, WORD)
         _store_flipped(items + origin, _again(tj), _again(ti), stride, lower_words, BLOCK, ITEM, WORD)
-
-
-@triton.jit
-def _items_of(ptr, ITEM: tl.constexpr):
-    if ITEM == 1:
-        return ptr.to(tl.pointer_type(tl.uint8), bitcast=True)
-    elif ITEM == 2:
-        return ptr.to(tl.pointer_type(tl.uint16), bitcast=True)
-    else:
-        return ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
 
 
 @triton.jit
@@ -777,11 +768,16 @@ def restride_rows(x_ptr, scratch_ptr, rows, length, src0, src_stride, dst_stride
 
 
 @triton.jit
-def _words_of(byte_ptr, WORD: tl.constexpr):
+def _words_of(ptr, WORD: tl.constexpr):
+    """`ptr` as a pointer to unsigned words of WORD bytes (1, 2, 4 or 8)."""
     if WORD == 8:
-        return byte_ptr.to(tl.pointer_type(tl.uint64), bitcast=True)
+        return ptr.to(tl.pointer_type(tl.uint64), bitcast=True)
+    elif WORD == 4:
+        return ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
+    elif WORD == 2:
+        return ptr.to(tl.pointer_type(tl.uint16), bitcast=True)
     else:
-        return byte_ptr.to(tl.pointer_type(tl.uint32), bitcast=True)
+        return ptr.to(tl.pointer_type(tl.uint8), bitcast=True)
 
 
 @triton.jit
