@@ -203,7 +203,12 @@ def one_side_cuts(m: int, n: int, min_side: int) -> list[Trim]:
     squares of 4096)."""
     short, long = min(m, n), max(m, n)
     edges = sorted({short % h for h in divisors(long) if min_side <= h < short} - {0})
-    return [Trim(0, e, (m, n - e)) if m > n else Trim(e, 0, (m - e, n)) for e in edges]
+    return [short_side_cut(m, n, e) for e in edges]
+
+
+def short_side_cut(m: int, n: int, edge: int) -> Trim:
+    """The last `edge` columns (tall) or rows (wide) of an M x N matrix set aside."""
+    return Trim(0, edge, (m, n - edge)) if m > n else Trim(edge, 0, (m - edge, n))
 
 
 def pass_speed(side_bytes: np.ndarray) -> np.ndarray:

@@ -36,7 +36,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..arrays import ArrayView, empty_like_library, view_of
-from ..blocks import Trim, block_form, both_sides_cuts, chunk_source, grid_form, grid_source, one_side_cuts, peel_form
+from ..blocks import (
+    Trim,
+    block_form,
+    both_sides_cuts,
+    chunk_source,
+    grid_form,
+    grid_source,
+    one_side_cuts,
+    peel_form,
+    short_side_cut,
+)
 from ..ckg import Decomposition
 from ..cycles import cut
 from ..problem import canonical
@@ -252,8 +262,7 @@ def _trim(m: int, n: int, itemsize: int, options: BlockOptions, alone: bool = Fa
     if m == n or short < 16:
         return None
     aligned = short % 16
-    cuts = [Trim(0, aligned, (m, n - aligned)) if m > n else Trim(aligned, 0, (m - aligned, n))] \
-        if itemsize in options.trim_sizes and aligned else []
+    cuts = [short_side_cut(m, n, aligned)] if itemsize in options.trim_sizes and aligned else []
     if alone:
         cuts += [t for t in one_side_cuts(m, n, -(-options.min_chunk_bytes // itemsize)) if t not in cuts]
     for trim in cuts:
