@@ -6,10 +6,9 @@ setting checked bit for bit first, then timed against torch's copy of the same b
 """
 
 import json
-import os
 
 import torch
-from square_sweep import squares
+from square_sweep import squares, sweep_all
 
 from cornerturn.engine import inplace
 from cornerturn.engine.timing import time_cuda
@@ -39,14 +38,7 @@ def sweep(dtype, n: int, stream: int) -> dict:
 
 
 def main() -> None:
-    out = {"device": torch.cuda.get_device_name()}
-    stream = torch.cuda.current_stream().cuda_stream
-    for dtype, n in CASES:
-        out.update(sweep(dtype, n, stream))
-        torch.cuda.empty_cache()
-    os.makedirs(os.environ.get("OUT", "."), exist_ok=True)
-    with open(os.path.join(os.environ.get("OUT", "."), "square_funnel_sweep.json"), "w") as f:
-        json.dump(out, f, indent=1)
+    sweep_all(CASES, sweep, "square_funnel_sweep.json", {"device": torch.cuda.get_device_name()})
 
 
 if __name__ == "__main__":

@@ -58,16 +58,20 @@ def sweep(dtype, n: int, stream: int) -> dict:
     return out
 
 
-def main() -> None:
-    out = {}
+def sweep_all(cases, sweep_one, name: str, out: dict | None = None) -> None:
+    """sweep_one(dtype, n, stream) for each (dtype, n) of `cases`, its results gathered into $OUT/`name`."""
+    out = {} if out is None else out
     stream = torch.cuda.current_stream().cuda_stream
-    for dtype, sides in CASES:
-        for n in sides:
-            out.update(sweep(dtype, n, stream))
-            torch.cuda.empty_cache()
+    for dtype, n in cases:
+        out.update(sweep_one(dtype, n, stream))
+        torch.cuda.empty_cache()
     os.makedirs(os.environ.get("OUT", "."), exist_ok=True)
-    with open(os.path.join(os.environ.get("OUT", "."), "square_sweep.json"), "w") as f:
+    with open(os.path.join(os.environ.get("OUT", "."), name), "w") as f:
         json.dump(out, f, indent=1)
+
+
+def main() -> None:
+    sweep_all([(dtype, n) for dtype, sides in CASES for n in sides], sweep, "square_sweep.json")
 
 
 if __name__ == "__main__":

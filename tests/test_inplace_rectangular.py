@@ -153,6 +153,17 @@ def test_cpu_block_and_grid_forms(dtype, form, shape, rng, monkeypatch):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
+def _restrided_form(monkeypatch, form: str, staged: int | None) -> None:
+    """Small chunks allowed, rows restrided through a scratch of `staged` bytes (None: the default), and the three
+    passes made to fail, for the CPU forms that move rows to a new stride."""
+    from cornerturn.cpu import rectangular
+
+    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
+    if staged:
+        monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
+    _forbid_the_passes(monkeypatch, form)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", [(13, 4), (4, 13), (5, 4), (4, 5), (2, 17, 6), (2, 6, 17), (70, 33), (33, 70),
                                    (1031, 4), (4, 1031)], ids=str)
@@ -163,11 +174,7 @@ def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
     a few, a group; the last group short); the three passes are made to fail."""
     from cornerturn.cpu import rectangular
 
-    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
-    if staged:
-        monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
-
-    _forbid_the_passes(monkeypatch, "peeled")
+    _restrided_form(monkeypatch, "peeled", staged)
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
@@ -191,13 +198,9 @@ def test_cpu_trimmed_form(dtype, shape, sides, staged, rng, monkeypatch):
     for float32); the three passes are made to fail."""
     from cornerturn.cpu import rectangular
 
-    monkeypatch.setattr(rectangular, "MIN_CHUNK_BYTES", 1)
     monkeypatch.setattr(rectangular, "TRIM_SIDE_BYTES", 1)
     monkeypatch.setattr(rectangular, "SAVED_BYTES", 0)  # no peeled form
-    if staged:
-        monkeypatch.setattr(rectangular, "RESTRIDE_BYTES", staged)
-
-    _forbid_the_passes(monkeypatch, "trimmed")
+    _restrided_form(monkeypatch, "trimmed", staged)
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     m, n = shape[-2:]
