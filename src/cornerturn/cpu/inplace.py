@@ -15,6 +15,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from .bytes8 import transpose8
+
 
 def transpose_squares(a: np.ndarray) -> None:
     """Transpose each n x n matrix of the (batch, n, n) array `a` in place; its rows contiguous, the rest of its
@@ -32,35 +34,6 @@ def _tile_of(t, tiles):
     b = t // (tiles * tiles)
     r = t - b * tiles * tiles
     return b, r // tiles, r % tiles
-
-
-_M1, _M2, _M4 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF), np.uint64(0x00000000FFFFFFFF)
-_S8, _S16, _S32 = np.uint64(8), np.uint64(16), np.uint64(32)
-
-
-@numba.njit(inline="always")
-def _swap(x, y, shift, mask):
-    """Exchange the bytes of x (shifted down) and y that `mask` selects: one round of the 8x8 byte transpose."""
-    t = ((x >> shift) ^ y) & mask
-    return x ^ (t << shift), y ^ t
-
-
-@numba.njit(inline="always")
-def _transpose8(x0, x1, x2, x3, x4, x5, x6, x7):
-    """The 8x8 byte matrix whose row r is word xr (byte c = column c), transposed."""
-    x0, x1 = _swap(x0, x1, _S8, _M1)
-    x2, x3 = _swap(x2, x3, _S8, _M1)
-    x4, x5 = _swap(x4, x5, _S8, _M1)
-    x6, x7 = _swap(x6, x7, _S8, _M1)
-    x0, x2 = _swap(x0, x2, _S16, _M2)
-    x1, x3 = _swap(x1, x3, _S16, _M2)
-    x4, x6 = _swap(x4, x6, _S16, _M2)
-    x5, x7 = _swap(x5, x7, _S16, _M2)
-    x0, x4 = _swap(x0, x4, _S32, _M4)
-    x1, x5 = _swap(x1, x5, _S32, _M4)
-    x2, x6 = _swap(x2, x6, _S32, _M4)
-    x3, x7 = _swap(x3, x7, _S32, _M4)
-    return x0, x1, x2, x3, x4, x5, x6, x7
 
 
 @functools.cache
@@ -82,11 +55,11 @@ def byte_square_kernel(tile_words: int = 8):
                     if bj < bi:
                         continue  # below the diagonal: its mirror block swaps it
                     i, j = 8 * bi, 8 * bj  # block (bi, bj): rows i..i+7, word bj; its mirror: rows j.., word bi
-                    a0, a1, a2, a3, a4, a5, a6, a7 = _transpose8(
+                    a0, a1, a2, a3, a4, a5, a6, a7 = transpose8(
                         w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj],
                         w[b, i + 4, bj], w[b, i + 5, bj], w[b, i + 6, bj], w[b, i + 7, bj])
                     if bi != bj:
-                        c0, c1, c2, c3, c4, c5, c6, c7 = _transpose8(
+                        c0, c1, c2, c3, c4, c5, c6, c7 = transpose8(
                             w[b, j, bi], w[b, j + 1, bi], w[b, j + 2, bi], w[b, j + 3, bi],
                             w[b, j + 4, bi], w[b, j + 5, bi], w[b, j + 6, bi], w[b, j + 7, bi])
                         w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj] = c0, c1, c2, c3
