@@ -43,6 +43,13 @@ def test_out_receives_result_and_is_returned(dtype, rng):
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=lambda v: v.name)
 def test_every_cpu_variant(variant, rng):
     """Each registered kernel, run directly on ragged shapes, on each element size it serves."""
+    if variant.packed:  # bytes as 64-bit words: rows and columns multiples of 8, partial tiles on both sides
+        for shape in [(1, 8, 8), (2, 8 * 17, 8 * 3), (1, 2 * variant.tile + 8, variant.tile - 8), (3, 72, 48)]:
+            x = random_bits((shape[0], 2 * shape[1], shape[2]), np.uint8, rng)[:, ::2]  # every other row
+            out = poisoned((shape[0], shape[2], shape[1]), np.uint8)
+            variant.kernel()(x.view(np.uint64), out.view(np.uint64))
+            assert_bits_equal(out, reference(x))
+        return
     for itemsize in variant.itemsizes:
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}[itemsize]
         for shape in [(1, 1, 1), (2, 31, 33), (1, 2 * variant.tile + 3, variant.tile - 1), (3, 70, 45)]:
@@ -56,6 +63,28 @@ def test_large_parallel_paths(rng):
     for dtype, shape in [(np.float32, (1031, 1029)), (np.int8, (2, 777, 1300)), (np.complex128, (513, 700))]:
         x = random_bits(shape, dtype, rng)
         assert cornerturn.plan(x.shape, x.dtype).method.endswith("parallel")
+        assert_bits_equal(cornerturn.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.bool_, ml_dtypes.float8_e4m3fn], ids=lambda d: np.dtype(d).name)
+def test_bytes_in_whole_words_move_packed(dtype, rng):
+    """Bytes whose rows and columns are whole 64-bit words take the 8x8-block kernel; where an address is not
+    8-byte aligned the plan falls back to the element kernel; anything else never takes it."""
+    for shape, step in [((1024, 2048), 1), ((2048, 1000), 1), ((3, 256, 328), 1), ((600, 512), 2)]:
+        base = random_bits(shape[:-2] + (shape[-2] * step, shape[-1]), dtype, rng)
+        x = base[..., ::step, :]
+        assert cornerturn.plan(x.shape, x.dtype, strides=x.strides).method == "tiles128-bytes8x8-parallel"
+        out = poisoned(shape[:-2] + (shape[-1], shape[-2]), dtype)
+        cornerturn.transpose(x, out=out)
+        assert_bits_equal(out, reference(x))
+    x = random_bits((512 * 1024 + 1,), dtype, rng)[1:].reshape(512, 1024)  # one byte past an aligned start
+    out = poisoned((1024 * 512 + 1,), dtype)[1:].reshape(1024, 512)
+    cornerturn.transpose(x, out=out)
+    assert_bits_equal(out, reference(x))
+    assert_bits_equal(cornerturn.transpose(x), reference(x))
+    for shape in [(1000, 1004), (1024, 999), (64, 1024 * 3)]:
+        x = random_bits(shape, dtype, rng)[:, : shape[1] - 4 * (shape[0] == 64)]
+        assert "bytes8x8" not in cornerturn.plan(x.shape, x.dtype, strides=x.strides).method
         assert_bits_equal(cornerturn.transpose(x), reference(x))
 
 

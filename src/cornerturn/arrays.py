@@ -77,18 +77,19 @@ class ArrayView(NamedTuple):
         return a0 < b1 and b0 < a1
 
     def host_words(self, shape: tuple[int, ...] | None = None, strides: tuple[int, ...] | None = None,
-                   offset: int = 0) -> np.ndarray:
-        """A NumPy view of this host array's memory as unsigned words of the element size.
+                   offset: int = 0, word_bytes: int | None = None) -> np.ndarray:
+        """A NumPy view of this host array's memory as unsigned words of the element size (or `word_bytes`).
 
         `shape`/`strides` (bytes) reinterpret the same memory, e.g. as the canonical problem's 3-D view.
         The view keeps the original object alive.
         """
         if self.is_cuda:
             raise ValueError("host_words() is for host arrays")
-        word = host_word_dtype(self.itemsize)
+        word = host_word_dtype(word_bytes or self.itemsize)
         shape = self.shape if shape is None else shape
         strides = self.strides if strides is None else strides
-        if self.library == "numpy" and offset == 0 and math.prod(shape) == self.size:
+        if (self.library == "numpy" and offset == 0 and word.itemsize == self.itemsize
+                and math.prod(shape) == self.size):
             # fast path: a view of the same element size, reshaped in place (never a copy)
             words = self.obj.view(word)
             try:

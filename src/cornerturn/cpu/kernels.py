@@ -4,7 +4,8 @@ Inside a micro tile of `micro_rows` x `micro_cols` elements the loads walk down 
 the stores run along one output row, so each output cache line is written in one contiguous run; tiles go to
 threads column of tiles by column of tiles, so neighbouring threads write neighbouring output rows. The micro
 tile's extents are compile-time constants (closure variables), so its loops unroll; each factory call compiles
-once per array layout and is kept in Numba's on-disk cache.
+once per array layout and is kept in Numba's on-disk cache. Bytes whose rows and columns are whole 64-bit words
+move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone.
 """
 
 from __future__ import annotations
@@ -13,6 +14,17 @@ import functools
 
 import numba
 from numba import prange
+
+from .bytes8 import transpose8
+
+
+@numba.njit(inline="always")
+def _tile_of(t, per_matrix, tiles_i):
+    """(matrix, tile row, tile column) of task t: tiles numbered down columns of tiles, matrix after matrix."""
+    b = t // per_matrix
+    r = t - b * per_matrix
+    tj = r // tiles_i
+    return b, r - tj * tiles_i, tj
 
 
 @functools.cache
@@ -24,13 +36,9 @@ def tile_kernel(tile: int, micro_rows: int, micro_cols: int, parallel: bool):
     def kernel(x, out):
         batch, rows, cols = x.shape
         tiles_i = (rows + tile - 1) // tile
-        tiles_j = (cols + tile - 1) // tile
-        per_matrix = tiles_i * tiles_j
+        per_matrix = tiles_i * ((cols + tile - 1) // tile)
         for t in prange(batch * per_matrix):
-            b = t // per_matrix
-            r = t - b * per_matrix
-            tj = r // tiles_i
-            ti = r - tj * tiles_i
+            b, ti, tj = _tile_of(t, per_matrix, tiles_i)
             i0 = ti * tile
             j0 = tj * tile
             i1 = min(i0 + tile, rows)
@@ -48,5 +56,34 @@ def tile_kernel(tile: int, micro_rows: int, micro_cols: int, parallel: bool):
             for j in range(j_full, j1):
                 for i in range(i0, i1):
                     out[b, j, i] = x[b, i, j]
+
+    return kernel
+
+
+@functools.cache
+def byte_block_kernel(tile_blocks: int, parallel: bool):
+    """kernel(x, out) for bytes as 64-bit words: `x` (batch, rows, cols // 8) words of any strides, each 8 bytes of
+    a row; `out` (batch, cols, rows // 8) C-contiguous. An 8x8 byte block is 8 words loaded from 8 input rows,
+    transposed in registers and stored as 8 words of 8 output rows; tiles of tile_blocks x tile_blocks blocks go
+    to threads, and inside a tile the blocks run down a block column, so each output row is written in one run."""
+    T = tile_blocks
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out):
+        batch, rows, col_words = x.shape
+        row_blocks = rows // 8
+        tiles_i = (row_blocks + T - 1) // T
+        per_matrix = tiles_i * ((col_words + T - 1) // T)
+        for t in prange(batch * per_matrix):
+            b, ti, tj = _tile_of(t, per_matrix, tiles_i)
+            for bj in range(tj * T, min(tj * T + T, col_words)):
+                j = 8 * bj
+                for bi in range(ti * T, min(ti * T + T, row_blocks)):
+                    i = 8 * bi
+                    a0, a1, a2, a3, a4, a5, a6, a7 = transpose8(
+                        x[b, i, bj], x[b, i + 1, bj], x[b, i + 2, bj], x[b, i + 3, bj],
+                        x[b, i + 4, bj], x[b, i + 5, bj], x[b, i + 6, bj], x[b, i + 7, bj])
+                    out[b, j, bi], out[b, j + 1, bi], out[b, j + 2, bi], out[b, j + 3, bi] = a0, a1, a2, a3
+                    out[b, j + 4, bi], out[b, j + 5, bi], out[b, j + 6, bi], out[b, j + 7, bi] = a4, a5, a6, a7
 
     return kernel

@@ -29,14 +29,19 @@ class CpuVariant:
     micro_cols: int
     parallel: bool
     itemsizes: tuple[int, ...]
+    packed: bool = False  # bytes as 64-bit words, 8x8 blocks (micro tile) transposed in registers
 
     def kernel(self):
-        from .kernels import tile_kernel
+        from .kernels import byte_block_kernel, tile_kernel
 
+        if self.packed:
+            return byte_block_kernel(self.tile // 8, self.parallel)
         return tile_kernel(self.tile, self.micro_rows, self.micro_cols, self.parallel)
 
 
 CPU_VARIANTS: tuple[CpuVariant, ...] = (
+    CpuVariant("tiles128-bytes8x8-parallel", 128, 8, 8, True, (1,), packed=True),
+    CpuVariant("tiles128-bytes8x8-serial", 128, 8, 8, False, (1,), packed=True),
     CpuVariant("tiles128-micro8x16-parallel", 128, 8, 16, True, (1,)),
     CpuVariant("tiles128-micro8x8-parallel", 128, 8, 8, True, (2,)),
     CpuVariant("tiles256-micro4x4-parallel", 256, 4, 4, True, (4,)),
@@ -50,16 +55,18 @@ CPU_VARIANTS: tuple[CpuVariant, ...] = (
 @dataclass(frozen=True)
 class Geometry:
     """Word views of one request: (input offset, output offset) per outer batch index, and the shapes and
-    byte strides of the 3-D (transpose) or 2-D (copy) pieces at those offsets."""
+    byte strides of the 3-D (transpose) or 2-D (copy) pieces at those offsets, in words of `word_bytes` (the
+    element size, or 8 where bytes move packed: the column axes then count words of 8 bytes)."""
 
     offsets: tuple[tuple[int, int], ...]
     in_shape: tuple[int, ...]
     in_strides: tuple[int, ...]
     out_shape: tuple[int, ...]
     out_strides: tuple[int, ...]
+    word_bytes: int
 
     @classmethod
-    def of(cls, problem: Problem) -> Geometry:
+    def of(cls, problem: Problem, packed: bool = False) -> Geometry:
         # batch axes beyond the innermost one are left only when they cannot fuse; they are walked in run()
         *outer, inner = problem.batch or (1,)
         *outer_strides, inner_stride = problem.batch_strides or (0,)
@@ -70,11 +77,16 @@ class Geometry:
             in_shape = (inner, problem.rows, problem.cols)
             in_strides = (inner_stride, problem.row_stride, problem.col_stride)
             out_shape = (inner, problem.cols, problem.rows)
-        out_strides = contiguous_strides(out_shape, problem.itemsize)
+        word_bytes = problem.itemsize
+        if packed:  # 8 bytes of a row a word, on both sides
+            word_bytes = 8
+            in_shape, in_strides = (inner, problem.rows, problem.cols // 8), (inner_stride, problem.row_stride, 8)
+            out_shape = (inner, problem.cols, problem.rows // 8)
+        out_strides = contiguous_strides(out_shape, word_bytes)
         out_step = out_strides[0] * inner
         offsets = tuple((sum(i * s for i, s in zip(index, outer_strides)), n * out_step)
                         for n, index in enumerate(np.ndindex(*outer)))
-        return cls(offsets, in_shape, in_strides, out_shape, out_strides)
+        return cls(offsets, in_shape, in_strides, out_shape, out_strides, word_bytes)
 
 
 @dataclass(frozen=True)
@@ -85,11 +97,25 @@ class CpuPlan:
     reason: str
     geometry: Geometry | None = None
     variant: CpuVariant | None = None
+    fallback: CpuPlan | None = None  # for arrays whose addresses are not 8-byte aligned (packed plans)
+
+    def aligned(self, x_address: int, out_address: int) -> bool:
+        """Whether this plan's word views fit arrays at these addresses (always, unless bytes move packed)."""
+        return self.geometry is None or (x_address % self.geometry.word_bytes == 0
+                                         and out_address % self.geometry.word_bytes == 0)
 
     @functools.cached_property
     def kernel(self):
         """The compiled kernel of `variant` (compiled on first use), or None for the NumPy methods."""
         return self.variant.kernel() if self.variant is not None else None
+
+
+def packable(problem: Problem) -> bool:
+    """Bytes whose rows and columns are whole 64-bit words on both sides: rows and columns multiples of 8,
+    columns contiguous, and row and batch strides multiples of 8 bytes."""
+    return (problem.kind == "transpose" and problem.itemsize == 1 and problem.rows % 8 == 0
+            and problem.cols % 8 == 0 and problem.col_stride == 1 and problem.row_stride % 8 == 0
+            and all(s % 8 == 0 for s in problem.batch_strides))
 
 
 def choose_variant(problem: Problem) -> CpuPlan:
@@ -103,12 +129,21 @@ def choose_variant(problem: Problem) -> CpuPlan:
         return CpuPlan("numpy", f"{problem.elements} elements: below {NUMPY_MAX_ELEMENTS}, NumPy's own strided "
                                 "copy beats the cost of calling a compiled kernel", geometry)
     parallel = problem.elements >= PARALLEL_MIN_ELEMENTS
+    threads = "threads pay" if parallel else "too small for threads to pay"
+    reason = f"{problem.elements} elements of {problem.itemsize} B: {threads}"
+    fallback = None
     for variant in CPU_VARIANTS:
-        if variant.parallel == parallel and problem.itemsize in variant.itemsizes:
-            threads = "threads pay" if parallel else "too small for threads to pay"
-            return CpuPlan(variant.name, f"{problem.elements} elements of {problem.itemsize} B: {threads}",
-                           geometry, variant)
-    raise AssertionError(f"no CPU variant for element size {problem.itemsize}")
+        if variant.parallel == parallel and problem.itemsize in variant.itemsizes and not variant.packed:
+            fallback = CpuPlan(variant.name, reason, geometry, variant)
+            break
+    if fallback is None:
+        raise AssertionError(f"no CPU variant for element size {problem.itemsize}")
+    if packable(problem):
+        for variant in CPU_VARIANTS:
+            if variant.packed and variant.parallel == parallel:
+                return CpuPlan(variant.name, f"{reason}; rows and columns of whole 64-bit words, moved as 8x8 "
+                                             "byte blocks", Geometry.of(problem, packed=True), variant, fallback)
+    return fallback
 
 
 def run_numpy(plan: CpuPlan, x: np.ndarray, out: np.ndarray) -> bool:
@@ -122,7 +157,9 @@ def run_numpy(plan: CpuPlan, x: np.ndarray, out: np.ndarray) -> bool:
     if plan.name == "numpy":
         np.copyto(out, x.swapaxes(-1, -2))
         return True
-    word = host_word_dtype(x.itemsize)
+    if not plan.aligned(x.ctypes.data, out.ctypes.data):
+        return False
+    word = host_word_dtype(g.word_bytes)
     x_words = x.view(word)
     try:
         x_words.shape = g.in_shape
@@ -143,10 +180,12 @@ def run(plan: CpuPlan, x: ArrayView, out: ArrayView) -> None:
     g = plan.geometry
     if g is None:
         return
+    if not plan.aligned(x.ptr, out.ptr):  # every offset is a multiple of the word where the plan holds
+        plan, g = plan.fallback, plan.fallback.geometry
     kernel = plan.kernel
     for x_offset, out_offset in g.offsets:
-        x_words = x.host_words(g.in_shape, g.in_strides, x_offset)
-        out_words = out.host_words(g.out_shape, g.out_strides, out_offset)
+        x_words = x.host_words(g.in_shape, g.in_strides, x_offset, g.word_bytes)
+        out_words = out.host_words(g.out_shape, g.out_strides, out_offset, g.word_bytes)
         if kernel is not None:
             kernel(x_words, out_words)
         elif plan.name == "numpy":
