@@ -192,8 +192,17 @@ def test_packed_words_for_narrow_elements(dtype, shape, rng):
     assert isinstance(heuristic(problem), PackedConfig)
     assert_bits_equal(run_engine(base, x), reference(x))
     for config in (PackedConfig(4, 8), PackedConfig(16, 4, 2), PackedConfig(64, 32), PackedConfig(8, 8, split=True),
-                   PackedConfig(64, 16, 4, split=True)):
+                   PackedConfig(64, 16, 4, split=True), PackedConfig(256, 8, 4, split=True)):
         assert_bits_equal(run_engine(base, x, config), reference(x))
+
+
+def test_large_byte_matrices_take_tall_packed_tiles():
+    """256-row byte tiles from 128 MiB on (docs/engine.md: about 2 points faster on an H200 and an H100); smaller
+    byte matrices, and 2-byte elements, keep 128-row tiles."""
+    assert heuristic(canonical((32768, 32768), (32768, 1), 1)) == PackedConfig(256, 64, 4, split=True)
+    assert heuristic(canonical((4, 4096, 8192), (4096 * 8192, 8192, 1), 1)) == PackedConfig(256, 64, 4, split=True)
+    assert heuristic(canonical((4096, 4096), (4096, 1), 1)) == PackedConfig(128, 64, 8, split=True)
+    assert heuristic(canonical((16384, 16384), (2 * 16384, 2), 2)) == PackedConfig(128, 64, 4)
 
 
 def test_packed_path_needs_whole_words(rng):
