@@ -1,0 +1,72 @@
+"""Packed tiles for bytes (and 16-bit elements) side by side: the heuristic's plan and four tile shapes (the
+first, 128 rows x 64 words with 8 warps, the bytes' heuristic before 2026-11-23 19:40 UTC),
+each checked bit for bit, then timed in five interleaved rounds against torch's copy of the same bytes.
+
+    python3 scripts/byte_tiles.py   (needs a GPU; writes $OUT/byte_tiles.json)
+"""
+
+import json
+import os
+import statistics
+
+import torch
+
+from cornerturn.engine.configs import PackedConfig, natural_word
+from cornerturn.engine.plan import build
+from cornerturn.engine.timing import time_cuda
+from cornerturn.problem import Problem
+
+CASES = [(1, 32768, 32768), (1, 16384, 16384), (1, 65536, 16384), (1, 16384, 65536), (2, 16384, 16384),
+         (2, 32768, 16384)]
+CONFIGS = [None, PackedConfig(128, 64, 8, split=True), PackedConfig(256, 64, 4, split=True),
+           PackedConfig(256, 64, 8, split=True), PackedConfig(128, 128, 4, split=True)]  # None: the heuristic's
+ROUNDS = 5
+
+
+def runner(plan, x: torch.Tensor, y: torch.Tensor, stream: int):
+    def call():
+        for xo, oo, launch in plan.pieces:
+            launch.run_pointers(x.data_ptr() + xo, y.data_ptr() + oo, stream, 0)
+    return call
+
+
+def case(size: int, m: int, n: int, stream: int) -> tuple[str, dict]:
+    problem = Problem("transpose", (), (), m, n, n * size, size, size)
+    word = natural_word(problem)
+    x = torch.randint(-128, 127, (m * n * size,), dtype=torch.int8, device="cuda")
+    y = torch.empty_like(x)
+    copied = torch.empty_like(x)
+    view = torch.int8 if size == 1 else torch.int16
+    want = x.view(view).view(m, n).t().contiguous().view(-1).view(torch.int8)
+    plans = {(p := build(problem, word, config)).config.name: runner(p, x, y, stream) for config in CONFIGS}
+    exact = {}
+    for name, call in plans.items():
+        y.fill_(5)
+        call()
+        exact[name] = bool(torch.equal(y, want))
+    times = {name: [] for name in ["copy", *plans]}
+    for _ in range(ROUNDS):
+        times["copy"].append(time_cuda(lambda: copied.copy_(x), repeats=5).median)
+        for name, call in plans.items():
+            times[name].append(time_cuda(call, repeats=5).median)
+    t_copy = statistics.median(times["copy"])
+    row = {name: {"pct": round(100 * t_copy / statistics.median(times[name]), 1),
+                  "pct_rounds": [round(100 * t_copy / t, 1) for t in times[name]], "exact": exact[name]}
+           for name in plans}
+    heuristic_name = next(iter(plans))
+    return f"{'int8' if size == 1 else 'int16'} {m}x{n} (heuristic {heuristic_name})", row
+
+
+def main() -> None:
+    out = {"device": torch.cuda.get_device_name(), "cases": {}}
+    stream = torch.cuda.current_stream().cuda_stream
+    for size, m, n in CASES:
+        key, row = case(size, m, n, stream)
+        out["cases"][key] = row
+        print(key, {k: (v["pct"], min(v["pct_rounds"]), max(v["pct_rounds"]), v["exact"]) for k, v in row.items()},
+              flush=True)
+    with open(os.path.join(os.environ.get("OUT", "/tmp"), "byte_tiles.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+main()
