@@ -2,7 +2,8 @@
 first, 128 rows x 64 words with 8 warps, the bytes' heuristic before 2026-11-23 19:40 UTC),
 each checked bit for bit, then timed in five interleaved rounds against torch's copy of the same bytes.
 
-    python3 scripts/byte_tiles.py   (needs a GPU; writes $OUT/byte_tiles.json)
+    [ODD=1|only] python3 scripts/byte_tiles.py   (needs a GPU; writes $OUT/byte_tiles.json; ODD adds int8
+    matrices with odd rows, whose heuristic is the funnel kernel, with funnel tiles)
 """
 
 import json
@@ -11,15 +12,18 @@ import statistics
 
 import torch
 
-from cornerturn.engine.configs import PackedConfig, natural_word
+from cornerturn.engine.configs import FunnelConfig, PackedConfig, natural_word
 from cornerturn.engine.plan import build
 from cornerturn.engine.timing import time_cuda
 from cornerturn.problem import Problem
 
+PACKED = [None, PackedConfig(128, 64, 8, split=True), PackedConfig(256, 64, 4, split=True),
+          PackedConfig(256, 64, 8, split=True), PackedConfig(128, 128, 4, split=True)]  # None: the heuristic's
+FUNNEL = [None, FunnelConfig(128, 32, 4), FunnelConfig(256, 16, 4), FunnelConfig(256, 16, 8),
+          FunnelConfig(256, 32, 4), FunnelConfig(128, 16, 4)]  # bytes whose input rows are odd
 CASES = [(1, 32768, 32768), (1, 16384, 16384), (1, 65536, 16384), (1, 16384, 65536), (2, 16384, 16384),
          (2, 32768, 16384)]
-CONFIGS = [None, PackedConfig(128, 64, 8, split=True), PackedConfig(256, 64, 4, split=True),
-           PackedConfig(256, 64, 8, split=True), PackedConfig(128, 128, 4, split=True)]  # None: the heuristic's
+ODD_CASES = [(1, 16384, 16383), (1, 16383, 16385), (1, 32767, 16383), (1, 65536, 16383)]  # both sides >= 4096
 ROUNDS = 5
 
 
@@ -30,7 +34,7 @@ def runner(plan, x: torch.Tensor, y: torch.Tensor, stream: int):
     return call
 
 
-def case(size: int, m: int, n: int, stream: int) -> tuple[str, dict]:
+def case(size: int, m: int, n: int, configs: list, stream: int) -> tuple[str, dict]:
     problem = Problem("transpose", (), (), m, n, n * size, size, size)
     word = natural_word(problem)
     x = torch.randint(-128, 127, (m * n * size,), dtype=torch.int8, device="cuda")
@@ -38,7 +42,7 @@ def case(size: int, m: int, n: int, stream: int) -> tuple[str, dict]:
     copied = torch.empty_like(x)
     view = torch.int8 if size == 1 else torch.int16
     want = x.view(view).view(m, n).t().contiguous().view(-1).view(torch.int8)
-    plans = {(p := build(problem, word, config)).config.name: runner(p, x, y, stream) for config in CONFIGS}
+    plans = {(p := build(problem, word, config)).config.name: runner(p, x, y, stream) for config in configs}
     exact = {}
     for name, call in plans.items():
         y.fill_(5)
@@ -60,8 +64,10 @@ def case(size: int, m: int, n: int, stream: int) -> tuple[str, dict]:
 def main() -> None:
     out = {"device": torch.cuda.get_device_name(), "cases": {}}
     stream = torch.cuda.current_stream().cuda_stream
-    for size, m, n in CASES:
-        key, row = case(size, m, n, stream)
+    cases = [(c, PACKED) for c in CASES] if os.environ.get("ODD") != "only" else []
+    cases += [(c, FUNNEL) for c in ODD_CASES] if os.environ.get("ODD") else []
+    for (size, m, n), configs in cases:
+        key, row = case(size, m, n, configs, stream)
         out["cases"][key] = row
         print(key, {k: (v["pct"], min(v["pct_rounds"]), max(v["pct_rounds"]), v["exact"]) for k, v in row.items()},
               flush=True)
