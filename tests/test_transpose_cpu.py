@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cornerturn
-from cornerturn.cpu.planner import CPU_VARIANTS
+from cornerturn.cpu.planner import CPU_VARIANTS, choose_variant
+from cornerturn.problem import canonical
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
@@ -79,6 +80,9 @@ def test_bytes_in_whole_words_move_packed(dtype, rng):
         assert_bits_equal(out, reference(x))
     x = random_bits((512 * 1024 + 1,), dtype, rng)[1:].reshape(512, 1024)  # one byte past an aligned start
     out = poisoned((1024 * 512 + 1,), dtype)[1:].reshape(1024, 512)
+    packed = choose_variant(canonical(x.shape, x.strides, 1))
+    assert not packed.aligned(x.ctypes.data, out.ctypes.data)
+    assert packed.fallback.name == "tiles128-micro8x16-parallel"
     cornerturn.transpose(x, out=out)
     assert_bits_equal(out, reference(x))
     assert_bits_equal(cornerturn.transpose(x), reference(x))
@@ -86,6 +90,16 @@ def test_bytes_in_whole_words_move_packed(dtype, rng):
         x = random_bits(shape, dtype, rng)[:, : shape[1] - 4 * (shape[0] == 64)]
         assert "bytes8x8" not in cornerturn.plan(x.shape, x.dtype, strides=x.strides).method
         assert_bits_equal(cornerturn.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_elements_at_unaligned_addresses(dtype, rng):
+    """Arrays whose addresses are aligned to no element (a buffer read from an odd offset) move element by element."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = random_bits((300 * 200 * itemsize + 1,), np.uint8, rng)
+    x = np.frombuffer(raw.tobytes(), dtype=dtype, offset=1, count=300 * 200).reshape(300, 200)
+    assert not x.flags.aligned
+    assert_bits_equal(cornerturn.transpose(x), reference(x))
 
 
 def test_sixteen_byte_elements_keep_every_bit(rng):

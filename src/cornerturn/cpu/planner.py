@@ -100,8 +100,9 @@ class CpuPlan:
     fallback: CpuPlan | None = None  # for arrays whose addresses are not 8-byte aligned (packed plans)
 
     def aligned(self, x_address: int, out_address: int) -> bool:
-        """Whether this plan's word views fit arrays at these addresses (always, unless bytes move packed)."""
-        return self.geometry is None or (x_address % self.geometry.word_bytes == 0
+        """Whether this plan's word views fit arrays at these addresses: always, unless bytes move packed (the
+        plans with a fallback), whose 64-bit words need 8-byte aligned addresses."""
+        return self.fallback is None or (x_address % self.geometry.word_bytes == 0
                                          and out_address % self.geometry.word_bytes == 0)
 
     @functools.cached_property
