@@ -132,19 +132,20 @@ def choose_variant(problem: Problem) -> CpuPlan:
     parallel = problem.elements >= PARALLEL_MIN_ELEMENTS
     threads = "threads pay" if parallel else "too small for threads to pay"
     reason = f"{problem.elements} elements of {problem.itemsize} B: {threads}"
-    fallback = None
-    for variant in CPU_VARIANTS:
-        if variant.parallel == parallel and problem.itemsize in variant.itemsizes and not variant.packed:
-            fallback = CpuPlan(variant.name, reason, geometry, variant)
-            break
-    if fallback is None:
-        raise AssertionError(f"no CPU variant for element size {problem.itemsize}")
+    variant = _variant(parallel, problem.itemsize, packed=False)
+    fallback = CpuPlan(variant.name, reason, geometry, variant)
     if packable(problem):
-        for variant in CPU_VARIANTS:
-            if variant.packed and variant.parallel == parallel:
-                return CpuPlan(variant.name, f"{reason}; rows and columns of whole 64-bit words, moved as 8x8 "
-                                             "byte blocks", Geometry.of(problem, packed=True), variant, fallback)
+        variant = _variant(parallel, problem.itemsize, packed=True)
+        return CpuPlan(variant.name, f"{reason}; rows and columns of whole 64-bit words, moved as 8x8 byte blocks",
+                       Geometry.of(problem, packed=True), variant, fallback)
     return fallback
+
+
+def _variant(parallel: bool, itemsize: int, *, packed: bool) -> CpuVariant:
+    for variant in CPU_VARIANTS:
+        if variant.parallel == parallel and itemsize in variant.itemsizes and variant.packed == packed:
+            return variant
+    raise AssertionError(f"no CPU variant for element size {itemsize}")
 
 
 def run_numpy(plan: CpuPlan, x: np.ndarray, out: np.ndarray) -> bool:

@@ -207,11 +207,11 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
         pack = pack_factor(problem)
         block_cw = min(64, _pow2_at_least(problem.cols // pack))
         block_r = max(min(128, _pow2_at_least(problem.rows)), 4)
-        if pack == 4 and problem.elements >= LARGE_BYTE_MATRIX and problem.rows >= 256:
-            # large byte matrices: 256-row tiles with 4 warps, about 2 points faster on an H200 and an H100
-            return PackedConfig(256, block_cw, 4, split=True)
-        if pack == 4:  # bytes: the elementwise (split) form, 8 warps, measured best on an H200
-            return PackedConfig(block_r, block_cw, 8, split=True)
+        if pack == 4:  # bytes: the elementwise (split) form
+            if problem.elements >= LARGE_BYTE_MATRIX and problem.rows >= 256:
+                # 256-row tiles with 4 warps: about 2 points faster on an H200 and an H100 (docs/engine.md)
+                return PackedConfig(256, block_cw, 4, split=True)
+            return PackedConfig(block_r, block_cw, 8, split=True)  # 8 warps, measured best on an H200
         return PackedConfig(block_r, block_cw, 4)
     if pairs_ok(problem, word):
         return PairsConfig(32, 64, 8)  # measured best on an H200 (docs/engine.md)
