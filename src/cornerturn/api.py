@@ -101,7 +101,7 @@ class Plan:
         if x.is_conj() or x.is_neg():
             return None
         if out is None:
-            out = _torch.empty(self.out_shape, dtype=x.dtype, device=x.device)
+            out = x.new_empty(self.out_shape)  # x's dtype and device; faster than torch.empty with both named
         elif (type(out) is not type(x) or out.dtype != x.dtype or out.device != x.device
               or out.shape != self.out_shape or not out.is_contiguous()):
             return None
