@@ -20,8 +20,9 @@ def swap_masked(x, y, shift, mask):
 
 
 @numba.njit(inline="always")
-def transpose8(x0, x1, x2, x3, x4, x5, x6, x7):
-    """The 8x8 byte matrix whose row r is word xr (byte c = column c), transposed."""
+def transpose8(block):
+    """The 8x8 byte matrix whose row r is word r of the 8-tuple `block` (byte c = column c), transposed."""
+    x0, x1, x2, x3, x4, x5, x6, x7 = block
     x0, x1 = swap_masked(x0, x1, _S8, _M1)
     x2, x3 = swap_masked(x2, x3, _S8, _M1)
     x4, x5 = swap_masked(x4, x5, _S8, _M1)
@@ -35,3 +36,18 @@ def transpose8(x0, x1, x2, x3, x4, x5, x6, x7):
     x2, x6 = swap_masked(x2, x6, _S32, _M4)
     x3, x7 = swap_masked(x3, x7, _S32, _M4)
     return x0, x1, x2, x3, x4, x5, x6, x7
+
+
+@numba.njit(inline="always")
+def load8(w, b, i, j):
+    """The 8x8 byte block at word j of rows i..i+7 of matrix b of the word array `w`, as eight words."""
+    return (w[b, i, j], w[b, i + 1, j], w[b, i + 2, j], w[b, i + 3, j],
+            w[b, i + 4, j], w[b, i + 5, j], w[b, i + 6, j], w[b, i + 7, j])
+
+
+@numba.njit(inline="always")
+def store8(w, b, i, j, block):
+    """The eight words of `block` into word j of rows i..i+7 of matrix b of `w`: load8's inverse."""
+    x0, x1, x2, x3, x4, x5, x6, x7 = block
+    w[b, i, j], w[b, i + 1, j], w[b, i + 2, j], w[b, i + 3, j] = x0, x1, x2, x3
+    w[b, i + 4, j], w[b, i + 5, j], w[b, i + 6, j], w[b, i + 7, j] = x4, x5, x6, x7

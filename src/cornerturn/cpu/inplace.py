@@ -15,7 +15,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from .bytes8 import transpose8
+from .bytes8 import load8, store8, transpose8
 
 
 def transpose_squares(a: np.ndarray) -> None:
@@ -55,17 +55,10 @@ def byte_square_kernel(tile_words: int = 8):
                     if bj < bi:
                         continue  # below the diagonal: its mirror block swaps it
                     i, j = 8 * bi, 8 * bj  # block (bi, bj): rows i..i+7, word bj; its mirror: rows j.., word bi
-                    a0, a1, a2, a3, a4, a5, a6, a7 = transpose8(
-                        w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj],
-                        w[b, i + 4, bj], w[b, i + 5, bj], w[b, i + 6, bj], w[b, i + 7, bj])
+                    a = transpose8(load8(w, b, i, bj))
                     if bi != bj:
-                        c0, c1, c2, c3, c4, c5, c6, c7 = transpose8(
-                            w[b, j, bi], w[b, j + 1, bi], w[b, j + 2, bi], w[b, j + 3, bi],
-                            w[b, j + 4, bi], w[b, j + 5, bi], w[b, j + 6, bi], w[b, j + 7, bi])
-                        w[b, i, bj], w[b, i + 1, bj], w[b, i + 2, bj], w[b, i + 3, bj] = c0, c1, c2, c3
-                        w[b, i + 4, bj], w[b, i + 5, bj], w[b, i + 6, bj], w[b, i + 7, bj] = c4, c5, c6, c7
-                    w[b, j, bi], w[b, j + 1, bi], w[b, j + 2, bi], w[b, j + 3, bi] = a0, a1, a2, a3
-                    w[b, j + 4, bi], w[b, j + 5, bi], w[b, j + 6, bi], w[b, j + 7, bi] = a4, a5, a6, a7
+                        store8(w, b, i, bj, transpose8(load8(w, b, j, bi)))
+                    store8(w, b, j, bi, a)
 
     return kernel
 

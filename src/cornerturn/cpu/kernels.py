@@ -15,7 +15,7 @@ import functools
 import numba
 from numba import prange
 
-from .bytes8 import transpose8
+from .bytes8 import load8, store8, transpose8
 
 
 @numba.njit(inline="always")
@@ -80,10 +80,6 @@ def byte_block_kernel(tile_blocks: int, parallel: bool):
                 j = 8 * bj
                 for bi in range(ti * T, min(ti * T + T, row_blocks)):
                     i = 8 * bi
-                    a0, a1, a2, a3, a4, a5, a6, a7 = transpose8(
-                        x[b, i, bj], x[b, i + 1, bj], x[b, i + 2, bj], x[b, i + 3, bj],
-                        x[b, i + 4, bj], x[b, i + 5, bj], x[b, i + 6, bj], x[b, i + 7, bj])
-                    out[b, j, bi], out[b, j + 1, bi], out[b, j + 2, bi], out[b, j + 3, bi] = a0, a1, a2, a3
-                    out[b, j + 4, bi], out[b, j + 5, bi], out[b, j + 6, bi], out[b, j + 7, bi] = a4, a5, a6, a7
+                    store8(out, b, j, bi, transpose8(load8(x, b, i, bj)))
 
     return kernel
