@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cornerturn.distributed import direct  # noqa: E402
-from cornerturn.distributed.exchange import output_rows  # noqa: E402
+from cornerturn.distributed.pieces import output_rows  # noqa: E402
 
 
 class _Stream:

@@ -192,7 +192,7 @@ def test_rectangular_in_place_on_the_gpu(gen):
 
 def test_transpose_into_a_column_block(gen):
     """The sharded transpose's own block: written into its columns of a wider output, nothing else touched."""
-    from cornerturn.distributed.exchange import transpose_into
+    from cornerturn.distributed.pieces import transpose_into
 
     for dtype in DTYPES:
         # the fifth case's addresses are one element off the natural words of 1- and 2-byte elements: narrower

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arrays import ArrayView, contiguous_strides
+from ..arrays import ArrayView, contiguous_strides, view_of
 from ..dtypes import host_word_dtype
-from ..problem import Problem
+from ..problem import Problem, canonical
 
 PARALLEL_MIN_ELEMENTS = 256 * 256
 NUMPY_MAX_ELEMENTS = 100 * 100
@@ -194,3 +194,14 @@ def run(plan: CpuPlan, x: ArrayView, out: ArrayView) -> None:
             np.copyto(out_words, x_words.swapaxes(-1, -2))
         else:
             np.copyto(out_words, x_words)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan_of(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> CpuPlan:
+    return choose_variant(canonical(shape, strides, itemsize))
+
+
+def transpose_words(x: np.ndarray, out: np.ndarray) -> None:
+    """out = x.swapaxes(-1, -2) for host word arrays (out C-contiguous, not overlapping x): the CPU engine's own
+    plan, without the public API's checks (its callers have made them)."""
+    run(_plan_of(x.shape, x.strides, x.itemsize), view_of(x), view_of(out))

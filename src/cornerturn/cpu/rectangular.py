@@ -37,6 +37,7 @@ from ..blocks import (
 )
 from ..ckg import Decomposition
 from ..cycles import Segments, cut
+from .planner import transpose_words
 
 SMALL_BYTES = 1 << 20  # matrices up to this size: out of place into scratch, then copied back
 MIN_CHUNK_BYTES = 64  # the block form where its chunks (rows of the shorter side) hold at least a cache line
@@ -333,14 +334,12 @@ def _chunk_work(source: np.ndarray, chunk_bytes: int) -> Segments:
 
 
 def _through_scratch(words: np.ndarray, per_chunk: int) -> int:
-    from ..api import transpose
-
     count, m, n = words.shape
     chunk = min(per_chunk, count)
     scratch = np.empty((chunk, n, m), words.dtype)
     flat = words.reshape(count, m * n)
     for start in range(0, count, chunk):
         k = min(chunk, count - start)
-        transpose(words[start:start + k], out=scratch[:k])
+        transpose_words(words[start:start + k], scratch[:k])
         flat[start:start + k] = scratch[:k].reshape(k, m * n)
     return scratch.nbytes

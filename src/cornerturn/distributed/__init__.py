@@ -17,6 +17,7 @@ pieces: a mismatch raises the same ValueError on every rank, never a hang.
 from __future__ import annotations
 
 from .direct import release
-from .exchange import output_rows, transpose
+from .exchange import transpose
+from .pieces import output_rows
 
 __all__ = ["output_rows", "release", "transpose"]

@@ -7,7 +7,8 @@ import os
 import statistics
 from collections.abc import Callable
 
-from .exchange import _bytes, _metadata, chosen_method, output_rows, transpose
+from .exchange import _bytes, _metadata, chosen_method, transpose
+from .pieces import output_rows
 
 
 def plain_torch_way(local, in_rows: list[int], group=None):

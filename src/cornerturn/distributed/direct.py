@@ -10,6 +10,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from .pieces import part, transpose_into
+
 DIRECT_CHUNKS = 8  # pieces per call from PIPELINE_FROM_BYTES a rank
 COPY_STREAMS = ("one", "per_peer")
 # How a rank's copies run: "one" stream, each piece's copies one peer after another (in a different order on each
@@ -199,8 +201,6 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
     import torch
     import torch.distributed as dist
 
-    from .exchange import _part, transpose_into
-
     check_copy_streams(copy_streams)
     ranks, me = dist.get_world_size(group), dist.get_rank(group)
     if local.numel() and not (local.stride(1) == 1 and local.stride(0) >= local.shape[1]):
@@ -223,7 +223,7 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
         stream.wait_stream(signals)
     landed = []
     for k in range(chunks):  # the copies run back to back; each piece's barrier runs beside the next copies
-        a, b = _part(m_me, chunks, k)  # piece k: rows [a, b) of this rank's block
+        a, b = part(m_me, chunks, k)  # piece k: rows [a, b) of this rank's block
         for step in range(1, ranks):  # destinations in a different order on each rank
             d = (me + step) % ranks
             if b > a and out_rows[d]:
@@ -242,7 +242,7 @@ def transpose(local: Any, group: Any, chunks: int, in_rows: list[int], out_rows:
     for k in range(chunks):
         main.wait_event(landed[k])
         for s, m in enumerate(in_rows):
-            a, b = _part(m, chunks, k)
+            a, b = part(m, chunks, k)
             if s != me and b > a and out_rows[me]:
                 piece = _block(ws.tensor, layouts[me][s] + a * out_rows[me] * size, b - a, out_rows[me], dtype)
                 transpose_into(piece, out[:, row_starts[s] + a:row_starts[s] + b])

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .pieces import output_rows, part, transpose_into
+
 DTYPE_CODES = ("bool", "int8", "uint8", "int16", "float16", "bfloat16", "int32", "float32", "int64", "float64",
                "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64")
-
-
-def output_rows(n: int, ranks: int) -> list[int]:
-    """Rows of the N x M transpose on each rank: as even as possible, the first N % P ranks one more."""
-    return [n // ranks + (1 if r < n % ranks else 0) for r in range(ranks)]
 
 
 METHODS = ("auto", "all_to_all", "direct")
@@ -173,7 +170,7 @@ def _all_to_all(local: Any, group: Any, chunks: int, in_rows: list[int], out_row
     pending = None  # (work, receive buffer, this rank's row range) of the piece on the wire
     for k in range(chunks):
         # piece k: for each destination d, its columns [lo, hi) of this piece, transposed, in destination order
-        pieces = [_part(out_rows[d], chunks, k) for d in range(ranks)]
+        pieces = [part(out_rows[d], chunks, k) for d in range(ranks)]
         sent = [0 if d == me else (hi - lo) * m_me for d, (lo, hi) in enumerate(pieces)]
         lo_me, hi_me = pieces[me]
         work = recv = send = None
@@ -197,38 +194,6 @@ def _all_to_all(local: Any, group: Any, chunks: int, in_rows: list[int], out_row
         pending = (work, recv, lo_me, hi_me, send)  # send stays referenced until its piece has landed
     _unpack(out, *pending, others_in, row_starts)
     return out
-
-
-def transpose_into(src: Any, dst: Any) -> None:
-    """dst[:] = src.T for 2-D torch tensors, `dst` a column block of a wider row-major matrix: on the GPU one
-    launch of the engine writing rows dst.stride(0) elements apart (in narrower words where an address is not
-    aligned to the natural ones: engine.runtime.narrowed_for), elsewhere (or where the words do not fit that
-    stride) a transpose and a copy."""
-    from ..api import transpose as local_transpose
-
-    if dst.is_cuda and dst.stride(1) == 1 and src.numel():
-        from .. import engine
-        from ..engine.configs import natural_word, word_size
-        from ..engine.runtime import run_pointers
-        from ..problem import canonical
-
-        size = src.element_size()
-        problem = canonical(tuple(src.shape), tuple(st * size for st in src.stride()), size)
-        word = natural_word(problem) if problem.kind == "transpose" else 0
-        stride = dst.stride(0) * size
-        if word and stride % word:  # e.g. bytes read through funnel shifts (words) into rows an odd length apart
-            word = word_size(problem)
-        if word and not problem.batch and stride % word == 0:
-            device = dst.device.index
-            plan = engine.choose_strided_out(problem, f"cuda:{device}", word, stride)
-            run_pointers(plan, src.data_ptr(), dst.data_ptr(), device)
-            return
-    dst.copy_(local_transpose(src))
-
-
-def _part(n: int, chunks: int, k: int) -> tuple[int, int]:
-    """The k-th of `chunks` nearly equal ranges of range(n)."""
-    return (n * k // chunks, n * (k + 1) // chunks)
 
 
 def _unpack(out: Any, work: Any, recv: Any, lo: int, hi: int, _send: Any, in_rows: list[int],
