@@ -10,10 +10,43 @@ if os.environ.get("CORNERTURN_GPU_TESTS") != "1":
     os.environ.setdefault("TRITON_INTERPRET", "1")
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
+import itertools
+
 import numpy as np
 import pytest
 
 POISON = 0xA5
+
+
+def _param_id(value) -> str:
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, np.dtype):
+        return value.name
+    return str(value)
+
+
+class together(list):
+    """An axis of `grid` whose values each hold several parameters, e.g. (shape, block) pairs."""
+
+
+def grid(*axes, fast=None) -> list:
+    """Parameters for pytest.mark.parametrize over every combination of `axes` (lists of values; the values of a
+    `together` axis are tuples of several parameters). The fast tier (the README's test command) runs a cover of
+    them: combination k takes the k-th value of every axis (cycling the shorter axes), so each value of each axis
+    runs at least once, or exactly the combinations listed in `fast` where given; the rest carry the `full` mark
+    and run in the full tier only (`scripts/test.sh --full`, and CI)."""
+    axes = [a if isinstance(a, together) else list(a) for a in axes]
+    longest = max(len(a) for a in axes)
+    diagonal = {tuple(a[k % len(a)] for a in axes) for k in range(longest)}
+    cover = diagonal if fast is None else {tuple(c) for c in fast}
+    params = []
+    for combo in itertools.product(*axes):
+        values = [v for value, axis in zip(combo, axes)
+                  for v in (value if isinstance(axis, together) else (value,))]
+        marks = () if combo in cover else (pytest.mark.full,)
+        params.append(pytest.param(*values, marks=marks, id="-".join(_param_id(v) for v in combo)))
+    return params
 
 
 def random_bits(shape, dtype, rng: np.random.Generator) -> np.ndarray:
@@ -47,3 +80,20 @@ def assert_bits_equal(got: np.ndarray, want: np.ndarray) -> None:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _record_paths():
+    """With CORNERTURN_RECORD_PATHS=FILE, the code paths the run reaches go to FILE (tests/paths.py says why)."""
+    target = os.environ.get("CORNERTURN_RECORD_PATHS")
+    if not target:
+        yield
+        return
+    import paths
+
+    seen: set = set()
+    patch = pytest.MonkeyPatch()
+    paths.install(patch.setattr, seen)
+    yield
+    patch.undo()
+    paths.write(target, seen)

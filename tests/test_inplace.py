@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_bits_equal, random_bits
+from conftest import assert_bits_equal, grid, random_bits, together
 
 import cornerturn
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
-                         ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(2, 2), (8, 8), (31, 31), (64, 64), (65, 65), (3, 130, 130), (2, 136, 136),
-                                   (2, 2, 7, 7)], ids=str)
+@pytest.mark.parametrize("dtype, shape", grid(
+    [np.uint8, np.float16, np.float32, np.float64, np.complex128],
+    [(2, 2), (8, 8), (31, 31), (64, 64), (65, 65), (3, 130, 130), (2, 136, 136), (2, 2, 7, 7)]))
 def test_square_in_place_on_the_cpu(dtype, shape, rng):
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
@@ -78,10 +77,10 @@ def test_read_only_is_refused(rng):
         cornerturn.transpose_(x)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70)], ids=str)
-@pytest.mark.parametrize("block", [None, 8], ids=["default tiles", "tiles of 8"])
-@pytest.mark.parametrize("readdress", [False, True], ids=["pointers kept", "pointers recomputed"])
+@pytest.mark.parametrize("dtype, shape, block, readdress", grid(
+    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70)],
+    [None, 8],  # the default tiles, or tiles of 8
+    [False, True]))  # pointers kept across the barrier, or recomputed
 def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -109,11 +108,11 @@ def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape, block", [((37, 37), 8), ((2, 45, 45), 8), ((3, 29, 29), 8), ((45, 45), 16),
-                                          ((3, 3), 8), ((5, 5), 8)], ids=str)
-@pytest.mark.parametrize("across", [0, 3], ids=["one after another", "side by side"])
-@pytest.mark.parametrize("word", [4, 8], ids=["4-byte words", "8-byte words"])
+@pytest.mark.parametrize("dtype, shape, block, across, word", grid(
+    [np.uint8, np.float16],
+    together([((37, 37), 8), ((2, 45, 45), 8), ((3, 29, 29), 8), ((45, 45), 16), ((3, 3), 8), ((5, 5), 8)]),
+    [0, 3],  # squares one after another, or side by side
+    [4, 8]))  # read through 4-byte or 8-byte words
 def test_gpu_square_funnel_kernel_in_the_interpreter(dtype, shape, block, across, word, rng):
     """Odd sides of 1- and 2-byte elements: inner tile pairs read through aligned words at every shift, pairs on the
     diagonal and in the last column of tiles element by element; squares in a batch or side by side (the grid
@@ -171,10 +170,10 @@ def test_square_funnel_where_rows_are_not_whole_words():
     assert square_default(4, 16383, 1, 1).kernel.fn.__name__ == "transpose_square_inplace"
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(2, 2), (33, 33), (2, 70, 70), (64, 64)], ids=str)
-@pytest.mark.parametrize("block", [8, 16], ids=["tiles of 8", "tiles of 16"])
-@pytest.mark.parametrize("readdress", [False, True], ids=["pointers kept", "pointers recomputed"])
+@pytest.mark.parametrize("dtype, shape, block, readdress", grid(
+    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70), (64, 64)],
+    [8, 16],  # tiles of 8 or 16
+    [False, True]))  # pointers kept across the barrier, or recomputed
 def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, readdress, rng):
     """Both tiles moved as rows of words (FLAT), one or two words an element, odd sides and batches too."""
     torch = pytest.importorskip("torch")

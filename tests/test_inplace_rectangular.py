@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_bits_equal, random_bits
+from conftest import assert_bits_equal, grid, random_bits, together
 
 import cornerturn
 from cornerturn import blocks, cycles
@@ -107,9 +107,8 @@ def test_decomposition_constants():
         Decomposition(0, 4)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
-                         ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", SHAPES + [(3, 10, 14), (2, 2, 5, 9)], ids=str)
+@pytest.mark.parametrize("dtype, shape", grid([np.uint8, np.float16, np.float32, np.float64, np.complex128],
+                                             SHAPES + [(3, 10, 14), (2, 2, 5, 9)]))
 def test_cpu_passes(dtype, shape, rng):
     from cornerturn.cpu.rectangular import transpose_batch
 
@@ -132,10 +131,11 @@ def _forbid_the_passes(monkeypatch, form: str) -> None:
     monkeypatch.setattr(rectangular, "transpose_matrix", no_passes)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("form, shape", [("block", s) for s in [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (9, 3),
-                                                                (6, 1), (1024, 4), (4, 1024), (2, 600, 3)]]
-                         + [("grid", s) for s in [(48, 80), (80, 48), (2, 36, 60), (24, 40), (640, 24)]], ids=str)
+@pytest.mark.parametrize("dtype, form, shape", grid(
+    [np.uint8, np.float32, np.complex128],
+    together([("block", s) for s in [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (9, 3), (6, 1), (1024, 4), (4, 1024),
+                                     (2, 600, 3)]]
+             + [("grid", s) for s in [(48, 80), (80, 48), (2, 36, 60), (24, 40), (640, 24)]])))
 def test_cpu_block_and_grid_forms(dtype, form, shape, rng, monkeypatch):
     from cornerturn.cpu import rectangular
 
@@ -164,10 +164,10 @@ def _restrided_form(monkeypatch, form: str, staged: int | None) -> None:
     _forbid_the_passes(monkeypatch, form)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(13, 4), (4, 13), (5, 4), (4, 5), (2, 17, 6), (2, 6, 17), (70, 33), (33, 70),
-                                   (1031, 4), (4, 1031)], ids=str)
-@pytest.mark.parametrize("staged", [None, 40], ids=["rows moved in one group", "rows moved in groups of 40 bytes"])
+@pytest.mark.parametrize("dtype, shape, staged", grid(
+    [np.uint8, np.float32, np.complex128],
+    [(13, 4), (4, 13), (5, 4), (4, 5), (2, 17, 6), (2, 6, 17), (70, 33), (33, 70), (1031, 4), (4, 1031)],
+    [None, 40]))  # rows moved in one group, or in groups of 40 bytes
 def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
     """Tall and wide, a square front and fronts in block form (1031 x 4: hundreds of chunks, cycles cut and closed
     with saved ones), edges of 1 to 4 rows or columns, batches; rows restrided in one group or in many (one row, or
@@ -186,11 +186,11 @@ def test_cpu_peeled_form(dtype, shape, staged, rng, monkeypatch):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape, sides", [((96, 35), "one"), ((35, 96), "one"), ((2, 64, 25), "one"),
-                                          ((97, 61), "both"), ((61, 97), "both"), ((2, 53, 41), "both"),
-                                          ((131, 89), "both"), ((301, 211), "both")], ids=str)
-@pytest.mark.parametrize("staged", [None, 40], ids=["rows moved in one group", "rows moved in groups of 40 bytes"])
+@pytest.mark.parametrize("dtype, shape, sides, staged", grid(
+    [np.uint8, np.float32, np.complex128],
+    together([((96, 35), "one"), ((35, 96), "one"), ((2, 64, 25), "one"), ((97, 61), "both"), ((61, 97), "both"),
+              ((2, 53, 41), "both"), ((131, 89), "both"), ((301, 211), "both")]),
+    [None, 40]))  # rows moved in one group, or in groups of 40 bytes
 def test_cpu_trimmed_form(dtype, shape, sides, staged, rng, monkeypatch):
     """Where no other form fits (the peeled form's edge made too large): columns (tall) or rows (wide) cut so that
     the rest has a shared factor (96 x 35 less 3 columns is 3 squares of 32), or rows and columns both (sides that
@@ -285,10 +285,9 @@ def _kernels_of_the_passes(m, n, itemsize, options):
     return (column_pass if math.gcd(m, n) > 1 else set()) | rows | column_pass
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.complex128],
-                         ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(4, 6), (7, 5), (12, 18), (2, 30, 100), (64, 8), (200, 3), (256, 6)], ids=str)
-@pytest.mark.parametrize("route", list(ROUTES))
+@pytest.mark.parametrize("dtype, shape, route", grid(
+    [np.uint8, np.uint16, np.float32, np.float64, np.complex128],
+    [(4, 6), (7, 5), (12, 18), (2, 30, 100), (64, 8), (200, 3), (256, 6)], list(ROUTES)))
 def test_gpu_passes_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -322,10 +321,10 @@ BLOCK_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
                 "cut cycles, whole words in parts": {"min_chunk_bytes": 1, "segments": 10**6, "block": 4}}
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (40, 8), (8, 40), (9, 3), (6, 1),
-                                   (45, 9), (9, 45), (2, 36, 9), (99, 33), (33, 99)], ids=str)
-@pytest.mark.parametrize("route", list(BLOCK_ROUTES))
+@pytest.mark.parametrize("dtype, shape, route", grid(
+    [np.uint8, np.float32, np.complex128],
+    [(12, 4), (4, 12), (3, 16, 4), (2, 4, 24), (40, 8), (8, 40), (9, 3), (6, 1), (45, 9), (9, 45), (2, 36, 9),
+     (99, 33), (33, 99)], list(BLOCK_ROUTES)))
 def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -351,9 +350,9 @@ def test_gpu_block_form_in_the_interpreter(dtype, shape, route, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(48, 80), (80, 48), (3, 24, 40), (21, 33)], ids=str)
-@pytest.mark.parametrize("route", list(BLOCK_ROUTES))
+@pytest.mark.parametrize("dtype, shape, route", grid(
+    [np.uint8, np.float16, np.float32, np.complex128], [(48, 80), (80, 48), (3, 24, 40), (21, 33)],
+    list(BLOCK_ROUTES)))
 def test_gpu_grid_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -371,9 +370,9 @@ def test_gpu_grid_form_in_the_interpreter(dtype, shape, route, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape, cut", [((64, 25), 1), ((25, 64), 1), ((2, 64, 25), 1), ((96, 35), 3),
-                                        ((35, 96), 3)], ids=str)
+@pytest.mark.parametrize("dtype, shape, cut", grid(
+    [np.uint8, np.float32, np.complex128],
+    together([((64, 25), 1), ((25, 64), 1), ((2, 64, 25), 1), ((96, 35), 3), ((35, 96), 3)])))
 def test_gpu_trimmed_to_a_grid_in_the_interpreter(dtype, shape, cut, rng):
     """No other form fits (the peeled form's edge passes saved_bytes): the last `cut` columns (tall) or rows
     (wide) set aside leave sides with a shared factor, in grid or block form."""
@@ -395,8 +394,8 @@ def test_gpu_trimmed_to_a_grid_in_the_interpreter(dtype, shape, cut, rng):
     assert_bits_equal(x.reshape(want.shape), want)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(31, 17), (17, 31), (2, 35, 19), (41, 21)], ids=str)
+@pytest.mark.parametrize("dtype, shape", grid([np.uint8, np.float16, np.float32, np.complex128],
+                                             [(31, 17), (17, 31), (2, 35, 19), (41, 21)]))
 def test_gpu_trimmed_on_both_sides_in_the_interpreter(dtype, shape, rng):
     """No form fits and no cut of one side leaves one (the peeled form's edge just passes saved_bytes): rows and
     columns cut so that both sides are multiples of one g, the edges saved, rows closed up, the rest in grid or
@@ -430,10 +429,10 @@ PEEL_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1},
                                                     "restride_bytes": 32}}
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(13, 4), (4, 13), (2, 9, 2), (3, 13, 4), (30, 7), (7, 30), (17, 16), (16, 17),
-                                   (61, 7), (7, 61), (130, 33), (32, 7), (7, 32), (293, 17), (17, 293)], ids=str)
-@pytest.mark.parametrize("route", list(PEEL_ROUTES))
+@pytest.mark.parametrize("dtype, shape, route", grid(
+    [np.uint8, np.float16, np.float32, np.complex128],
+    [(13, 4), (4, 13), (2, 9, 2), (3, 13, 4), (30, 7), (7, 30), (17, 16), (16, 17), (61, 7), (7, 61), (130, 33),
+     (32, 7), (7, 32), (293, 17), (17, 293)], list(PEEL_ROUTES)))
 def test_gpu_peeled_form_in_the_interpreter(dtype, shape, route, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -555,10 +554,9 @@ TRIM_ROUTES = {"whole cycles": {"min_chunk_bytes": 1, "segments": 1, "trim_sizes
                                                   "restride_bytes": 32, "trim_sizes": (1, 2, 4, 8, 16)}}
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(70, 17), (17, 70), (64, 17), (17, 64), (2, 40, 19), (2, 19, 40), (100, 31),
-                                   (31, 100)], ids=str)
-@pytest.mark.parametrize("route", list(TRIM_ROUTES))
+@pytest.mark.parametrize("dtype, shape, route", grid(
+    [np.uint8, np.float16, np.float32, np.complex128],
+    [(70, 17), (17, 70), (64, 17), (17, 64), (2, 40, 19), (2, 19, 40), (100, 31), (31, 100)], list(TRIM_ROUTES)))
 def test_gpu_trimmed_form_in_the_interpreter(dtype, shape, route, rng):
     """The shorter side cut to a multiple of 16 (edge saved, rows closed up or spread out), the rest in its block or
     peeled form, the edge written back transposed."""

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import grid
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
     pytest.skip("the simulator tests need NUMBA_ENABLE_CUDASIM=1 (conftest sets it without a GPU)",
@@ -25,16 +26,17 @@ def failures(report):
     return [(r.kernel, r.note) for r in report.results if r.verified is not True and "square" not in r.note]
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (33, 31), (70, 45)], ids=str)
+@pytest.mark.parametrize("shape", grid([(1, 1), (33, 31), (70, 45)], fast=[((1, 1),), ((33, 31),)]))
 def test_every_kernel_float32_ragged(shape):
     report = run_lab(*shape, "float32")
     assert report.simulated and len(report.results) == len(registry.REGISTRY)
     assert failures(report) == []
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "float16", "float64"])
-def test_every_kernel_other_element_sizes(dtype):
-    assert failures(run_lab(31, 45, dtype)) == []
+@pytest.mark.parametrize("dtype, shape", grid(["uint8", "float16", "float64"], [(17, 40), (31, 45)],
+                                             fast=[(d, (17, 40)) for d in ("uint8", "float16", "float64")]))
+def test_every_kernel_other_element_sizes(dtype, shape):
+    assert failures(run_lab(*shape, dtype)) == []
 
 
 def test_in_place_square_ragged_and_refusal():
@@ -45,11 +47,12 @@ def test_in_place_square_ragged_and_refusal():
     assert report.results[0].verified is None and "square" in report.results[0].note
 
 
-def test_tile_rows_beyond_the_grid_limit_are_looped(monkeypatch):
+@pytest.mark.parametrize("shape", grid([(40, 33), (70, 45)], fast=[((40, 33),)]))
+def test_tile_rows_beyond_the_grid_limit_are_looped(shape, monkeypatch):
     monkeypatch.setattr(registry, "GRID_Y_MAX", 1)
     names = [k.name for k in registry.REGISTRY if not k.in_place and k.name != "naive-1d"]
-    report = run_lab(70, 45, "float32", names)
-    assert all(registry.launch_shape(registry.get(n), 70, 45)[0][1] == 1 for n in names)
+    report = run_lab(*shape, "float32", names)
+    assert all(registry.launch_shape(registry.get(n), *shape)[0][1] == 1 for n in names)
     assert failures(report) == []
 
 
