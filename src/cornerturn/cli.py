@@ -109,13 +109,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if getattr(args, "inplace", False):
         return cmd_bench_inplace(args)
     from .bench import report
-    from .bench.peers import peers_for
-    from .bench.runner import run_suite
+    from .bench.runner import peers_for, run_suite
     from .bench.suites import suite
 
     device = _bench_device(args)
     suite_name = args.suite or ("cuda" if device == "cuda" else "cpu")
-    cases = suite(suite_name)
+    if suite_name == "random" and args.seed is None:
+        console.print("[red]--suite random: needs --seed S (any integer; the same seed draws the same shapes)[/red]")
+        return 2
+    cases = suite(suite_name, seed=args.seed, count=args.cases, device=device)
     methods = args.methods.split(",") if args.methods else None
     if methods:
         known = [p.name for p in peers_for(device)]
@@ -132,12 +134,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         def progress(advance: int, description: str) -> None:
             bar.update(task, advance=advance, **({"description": description} if description else {}))
 
-        result = run_suite(cases, device, suite_name, methods=methods, repeats=args.repeats, progress=progress)
-    console.print(report.table(result))
-    for m in ("numpy", "torch"):
-        g = report.geomean_speedup(result, m)
-        if g:
-            console.print(f"geometric-mean speedup of cornerturn over {m}: {g:.2f}x")
+        result = run_suite(cases, device, suite_name, methods=methods, repeats=args.repeats, progress=progress,
+                           seed=args.seed if suite_name == "random" else None)
+    _print_bench(result)
     for note in report.notes(result):
         console.print(f"note: {note}", highlight=False)
     if args.json:
@@ -148,6 +147,51 @@ def cmd_bench(args: argparse.Namespace) -> int:
         console.print(f"wrote {args.plot}")
     wrong = [r for r in result.results if r.verified is False]
     return 1 if wrong and any(r.role == "ours" for r in wrong) else 0
+
+
+def _print_bench(result) -> None:
+    """The table, the geometric-mean speedups, the distribution of % of copy and every case a peer beats."""
+    from .bench import report
+
+    console.print(report.table(result))
+    for m in result.methods():
+        g = report.geomean_speedup(result, m)
+        if g and any(r.method == m and r.role == "peer" for r in result.results):
+            console.print(f"geometric-mean speedup of cornerturn over {m}: {g:.2f}x")
+    d = report.distribution(result)
+    if d:
+        console.print(f"cornerturn as % of the copy over {d['cases']} cases: minimum {d['min']:.0f}%, lowest tenth "
+                      f"{d['tenth']:.0f}%, median {d['median']:.0f}%, maximum {d['max']:.0f}%", highlight=False)
+    slower = report.beaten(result)
+    if slower:
+        console.print(f"[yellow]{len(slower)} case(s) where a peer was faster:[/yellow]")
+        for b in slower:
+            leads = ", ".join(f"{m} {lead:.2f}x" for m, lead in b["faster"].items())
+            console.print(f"  {b['case']} ({b['pct_of_copy']:.0f}% of copy): {leads}", highlight=False)
+    elif d:
+        console.print("no peer was faster on any case")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """A saved benchmark (the JSON of `cornerturn bench --json`) as a table or Markdown, and its plot."""
+    import json
+
+    from .bench import report
+
+    try:
+        data = json.loads(Path(args.path).read_text())
+        result = report.BenchReport.from_dict(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        console.print(f"[red]{args.path}: not a benchmark JSON written by cornerturn bench --json ({exc})[/red]")
+        return 2
+    if args.markdown:
+        print(report.markdown(result))
+    else:
+        _print_bench(result)
+    if args.plot:
+        report.write_plot(result, args.plot)
+        console.print(f"wrote {args.plot}")
+    return 0
 
 
 def _use_simulator_without_gpu() -> bool:
@@ -347,7 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="time cornerturn against the copy ceiling and other libraries")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    p.add_argument("--suite", default=None, help="tiny, cpu, small, cuda, cuda-small (default: by device)")
+    p.add_argument("--suite", default=None, help="tiny, cpu, small, cuda, cuda-small, or random (shapes drawn from "
+                                                 "--seed); default: cuda on a GPU, cpu otherwise")
+    p.add_argument("--seed", type=int, default=None, help="--suite random: the seed that draws the shapes")
+    p.add_argument("--cases", type=int, default=None, help="--suite random: how many (default 64 on a GPU, 16 on "
+                                                           "the CPU)")
     p.add_argument("--methods", default=None, help="comma-separated peers to run (the copy always runs)")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per case and method (median reported)")
     p.add_argument("--json", default=None, metavar="PATH", help="write results, machine and versions as JSON")
@@ -397,6 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=30.0, help="seconds of measuring per case")
     p.set_defaults(func=cmd_tune)
 
+    p = sub.add_parser("report", help="a saved benchmark JSON as a table (or Markdown), its distribution and "
+                                      "plot")
+    p.add_argument("path", help="JSON written by cornerturn bench --json")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown (for README and docs)")
+    p.add_argument("--plot", default=None, metavar="PATH", help="write its PNG plot")
+    p.set_defaults(func=cmd_report)
+
     p = sub.add_parser("info", help="versions, devices, and which backends are available and why not")
     p.set_defaults(func=cmd_info)
     return parser
@@ -410,16 +465,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if getattr(args, "repeats", 1) < 1:
         parser.error("--repeats must be >= 1")
-    for name in ("size", "rows", "cols"):
+    for name in ("size", "rows", "cols", "cases"):
         if getattr(args, name, None) is not None and getattr(args, name) < 1:
             parser.error(f"--{name} must be >= 1")
     if args.command in ("run", "lab"):
         _use_simulator_without_gpu()  # before anything imports numba.cuda
     try:
-        from .bench.suites import SUITES
+        from .bench.suites import NAMES
 
-        if getattr(args, "suite", None) and args.suite not in SUITES:
-            parser.error(f"--suite: unknown {args.suite!r}; choose one of {', '.join(SUITES)}")
+        if getattr(args, "suite", None) and args.suite not in NAMES:
+            parser.error(f"--suite: unknown {args.suite!r}; choose one of {', '.join(NAMES)}")
         return args.func(args)
     except KeyboardInterrupt:
         console.print("interrupted")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..timing import Timing, time_host
 from .suites import Case
-from .timing import Timing, time_host
 
 POISON = 0xA5
 

@@ -105,7 +105,8 @@ def _cpu_case(name: str, shape: tuple[int, ...], dtype: str, repeats: int) -> In
     import tracemalloc
 
     import cornerturn
-    from cornerturn.bench.timing import time_host
+
+    from ..timing import time_host
 
     nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
     x = np.random.default_rng(0).integers(0, 256, nbytes, dtype=np.uint8).view(dtype).reshape(shape)

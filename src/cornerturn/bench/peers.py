@@ -69,13 +69,3 @@ HOST_PEERS: tuple[Peer, ...] = (
     Peer("torch", "cpu", "peer", _torch_cpu_transpose, requires=("torch",)),
     Peer("cornerturn", "cpu", "ours", _cornerturn),
 )
-
-
-def peers_for(device: str) -> tuple[Peer, ...]:
-    if device == "cpu":
-        return HOST_PEERS
-    if device == "cuda":
-        from ..engine.peers import CUDA_PEERS
-
-        return CUDA_PEERS
-    raise ValueError(f"device: expected 'cpu' or 'cuda', got {device!r}")

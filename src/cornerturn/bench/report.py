@@ -1,4 +1,6 @@
-"""Reports of a benchmark run: a rich table, JSON with machine and versions, a PNG plot."""
+"""Reports of a benchmark run: a rich table or Markdown, the distribution of % of copy and the cases some peer
+beats, JSON with machine and versions, a PNG plot (grouped bars per case; a scatter over matrix size for the random
+suite)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,16 @@ from pathlib import Path
 from rich.table import Table
 
 from .runner import BenchReport
+from .suites import RANDOM
 
 
-def _fmt_gbps(result) -> str:
-    if result is None:
+def _fmt_gbps(result, fmt: str = "{:,.1f}") -> str:
+    if result is None or (result.median_s is None and result.note.startswith("not supported")):
         return "-"
     if result.median_s is None:
         return "n/a"
     mark = " WRONG" if result.verified is False else ""
-    return f"{result.gbps:,.1f}{mark}"
+    return fmt.format(result.gbps) + mark
 
 
 def best_peer(report: BenchReport, case: str):
@@ -74,6 +77,70 @@ def table(report: BenchReport) -> Table:
     return t
 
 
+def pct_of_copy(report: BenchReport, case: str, method: str) -> float | None:
+    """100 x the copy's median time / the method's, for a verified (or reference) result; None where not run."""
+    copy = next((r for r in report.results if r.case == case and r.role == "ceiling"), None)
+    r = report.get(case, method)
+    if not (copy and copy.median_s and r and r.median_s) or r.verified is False:
+        return None
+    return 100 * copy.median_s / r.median_s
+
+
+def nearest_rank(values: list[float], fraction: float) -> float:
+    """The value at `fraction` of the way up the sorted values (nearest rank: the smallest value with at least that
+    fraction of the values at or below it)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def distribution(report: BenchReport) -> dict | None:
+    """Minimum, lowest tenth (nearest rank), median and maximum of ours as % of the copy over the cases."""
+    values = [v for v in (pct_of_copy(report, c, "cornerturn") for c in report.cases()) if v is not None]
+    if not values:
+        return None
+    return {"cases": len(values), "min": min(values), "tenth": nearest_rank(values, 0.1),
+            "median": nearest_rank(values, 0.5), "max": max(values)}
+
+
+def beaten(report: BenchReport) -> list[dict]:
+    """Every case where some peer ran faster than ours (verified results only), with each such peer's lead."""
+    found = []
+    for case in report.cases():
+        ours = next((r for r in report.results if r.case == case and r.role == "ours"), None)
+        if not ours or not ours.median_s:
+            continue
+        faster = {r.method: ours.median_s / r.median_s for r in report.results
+                  if r.case == case and r.role == "peer" and r.median_s and r.verified is not False
+                  and r.median_s < ours.median_s}
+        if faster:
+            found.append({"case": case, "pct_of_copy": pct_of_copy(report, case, "cornerturn"), "faster": faster})
+    return found
+
+
+def markdown(report: BenchReport) -> str:
+    """The table as Markdown, with the line that says where, when and how it was measured (for README and docs)."""
+    methods = report.methods()
+    lines = [f"| case | {' | '.join(methods)} | % of copy | vs best peer | us/call |",
+             "|" + "---|" * (len(methods) + 4)]
+    for row in summary_rows(report):
+        cells = [_fmt_gbps(report.get(row["case"], m), "{:,.0f}") for m in methods]
+        pct, speed = row.get("pct_of_copy"), row.get("speedup_vs_best_peer")
+        best = f"{speed:.2f}x ({row['best_peer'].method})" if speed else "-"
+        per_call = f"{row['per_call_us']:,.1f}" if row.get("per_call_us") else "-"
+        lines.append(f"| {row['case']} | {' | '.join(cells)} | {f'{pct:.0f}%' if pct else '-'} | {best} | "
+                     f"{per_call} |")
+    geo = ", ".join(f"{m} {g:.2f}x" for m in methods if (g := geomean_speedup(report, m)) and
+                    any(r.method == m and r.role == "peer" for r in report.results))
+    lines.append("")
+    lines.append(f"{report.device_name}, {report.date}, `{report.command}`; GB/s = (bytes read + written) / median "
+                 f"time; geometric-mean speedup of cornerturn over: {geo}.")
+    return "\n".join(lines)
+
+
+def load_json(path: str | Path) -> BenchReport:
+    return BenchReport.from_dict(json.loads(Path(path).read_text()))
+
+
 def notes(report: BenchReport) -> list[str]:
     return [f"{r.case} / {r.method}: {r.note}" for r in report.results if r.note]
 
@@ -88,32 +155,87 @@ def write_json(report: BenchReport, path: str | Path) -> None:
     ]
     data["geomean_speedup"] = {m: geomean_speedup(report, m) for m in report.methods()
                                if any(r.method == m and r.role == "peer" for r in report.results)}
+    data["distribution"] = distribution(report)
+    data["slower_than_a_peer"] = beaten(report)
     Path(path).write_text(json.dumps(data, indent=1))
 
 
 def write_plot(report: BenchReport, path: str | Path) -> None:
+    """Grouped bars of % of the copy per case (ours and each peer), the copy as the 100% line; for the random suite
+    a scatter of ours against matrix size, one colour per element size, peers in grey."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 5))
-    cases = report.cases()
-    order = sorted(cases, key=lambda c: next(r.bytes_moved for r in report.results if r.case == c))
-    for method in report.methods():
-        points = [(i, report.get(c, method).gbps) for i, c in enumerate(order)
-                  if report.get(c, method) and report.get(c, method).gbps]
-        if points:
-            xs, ys = zip(*points)
-            style = "--" if method == "copy" else "-"
-            ax.plot(xs, ys, style, marker="o", label=method)
-    ax.set_xticks(range(len(order)))
-    ax.set_xticklabels(order, rotation=35, ha="right", fontsize=8)
-    ax.set_ylabel("GB/s (read + write)")
-    ax.set_xlabel("case, by matrix size")
-    ax.set_title(f"transpose bandwidth on {report.device_name}\n{report.date}: {report.command}", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = (_random_scatter if report.suite == RANDOM else _grouped_bars)(report, plt)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _title(report: BenchReport) -> str:
+    return f"transpose on {report.device_name}, as % of a copy of the same bytes\n{report.date}: {report.command}"
+
+
+def _grouped_bars(report: BenchReport, plt):
+    cases = report.cases()
+    methods = [m for m in report.methods() if any(r.method == m and r.role != "ceiling" for r in report.results)]
+    ours = [m for m in methods if any(r.method == m and r.role == "ours" for r in report.results)]
+    methods = [m for m in methods if m not in ours] + ours  # ours last, rightmost in each group
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.75 * len(cases) + 2), 5))
+    width = 0.8 / max(len(methods), 1)
+    for k, method in enumerate(methods):
+        xs, ys = [], []
+        for i, case in enumerate(cases):
+            v = pct_of_copy(report, case, method)
+            if v is not None:
+                xs.append(i - 0.4 + width * (k + 0.5))
+                ys.append(v)
+        style = {"color": "black"} if method in ours else {"alpha": 0.75}
+        ax.bar(xs, ys, width=width, label=method, **style)
+    ax.axhline(100, ls="--", c="gray", lw=1, label="copy = 100%")
+    ax.set_xticks(range(len(cases)))
+    ax.set_xticklabels(cases, rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel("% of copy (higher is faster)")
+    ax.set_title(_title(report), fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=min(len(methods) + 1, 6), loc="upper center", bbox_to_anchor=(0.5, -0.32))
+    fig.tight_layout()
+    return fig
+
+
+def _random_scatter(report: BenchReport, plt):
+    from ..dtypes import itemsize_of
+
+    fig, ax = plt.subplots(figsize=(9, 5))
+    colours = {1: "tab:red", 2: "tab:orange", 4: "tab:green", 8: "tab:blue", 16: "tab:purple"}
+    by_case = {r.case: r for r in report.results if r.role == "ours"}
+    peers_x, peers_y = [], []
+    for case, ours in by_case.items():
+        mib = ours.bytes_moved / 2 / 2**20
+        for r in report.results:
+            if r.case == case and r.role == "peer" and (v := pct_of_copy(report, case, r.method)) is not None:
+                peers_x.append(mib)
+                peers_y.append(v)
+    ax.scatter(peers_x, peers_y, s=10, c="lightgray", label="peers (torch, CuPy, geam, plain tile)", zorder=1)
+    for size, colour in colours.items():
+        xs, ys = [], []
+        for case, ours in by_case.items():
+            v = pct_of_copy(report, case, "cornerturn")
+            if v is not None and itemsize_of(ours.dtype) == size:
+                xs.append(ours.bytes_moved / 2 / 2**20)
+                ys.append(v)
+        if xs:
+            ax.scatter(xs, ys, s=28, c=colour, label=f"cornerturn, {size}-byte elements", zorder=2)
+    d = distribution(report)
+    if d:
+        ax.axhline(d["median"], ls=":", c="black", lw=1, label=f"median {d['median']:.0f}%")
+    ax.axhline(100, ls="--", c="gray", lw=1, label="copy = 100%")
+    ax.set_xscale("log")
+    ax.set_xlabel("matrix MiB (all matrices of the case)")
+    ax.set_ylabel("% of copy (higher is faster)")
+    ax.set_title(_title(report) + f" (seed {report.seed})", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig

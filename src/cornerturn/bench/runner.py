@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from .peers import Peer, peers_for
+from .peers import HOST_PEERS, Peer
 from .suites import Case
 
 
@@ -38,6 +38,7 @@ class BenchReport:
     device_name: str
     suite: str
     results: list[Result] = field(default_factory=list)
+    seed: int | None = None  # the random suite's seed
     date: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     command: str = field(default_factory=lambda: " ".join(["cornerturn", *sys.argv[1:]]))
 
@@ -46,9 +47,18 @@ class BenchReport:
 
         return {
             "schema": 1, "date": self.date, "command": self.command, "device": self.device,
-            "device_name": self.device_name, "suite": self.suite, "versions": versions(),
+            "device_name": self.device_name, "suite": self.suite, "seed": self.seed, "versions": versions(),
             "results": [{**asdict(r), "gbps": r.gbps} for r in self.results],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BenchReport:
+        """A report as written by `as_dict` (the JSON of `cornerturn bench --json`)."""
+        fields = Result.__dataclass_fields__
+        results = [Result(**{k: (tuple(v) if k == "shape" else v) for k, v in r.items() if k in fields})
+                   for r in data["results"]]
+        return cls(data["device"], data["device_name"], data["suite"], results, data.get("seed"), data["date"],
+                   data["command"])
 
     def cases(self) -> list[str]:
         return list(dict.fromkeys(r.case for r in self.results))
@@ -60,24 +70,34 @@ class BenchReport:
         return next((r for r in self.results if r.case == case and r.method == method), None)
 
 
+def peers_for(device: str) -> tuple[Peer, ...]:
+    if device == "cpu":
+        return HOST_PEERS
+    if device == "cuda":
+        from .cuda_peers import CUDA_PEERS
+
+        return CUDA_PEERS
+    raise ValueError(f"device: expected 'cpu' or 'cuda', got {device!r}")
+
+
 def _device(name: str):
     if name == "cpu":
         from .host import HostDevice
 
         return HostDevice()
-    from ..engine.bench_device import CudaDevice
+    from .cuda_device import CudaDevice
 
     return CudaDevice()
 
 
 def run_suite(cases: Iterable[Case], device: str, suite_name: str, *, methods: Iterable[str] | None = None,
-              repeats: int = 5, progress=None) -> BenchReport:
+              repeats: int = 5, progress=None, seed: int | None = None) -> BenchReport:
     """Run every case with every available peer; `progress(advance_by, description)` is told as it goes."""
     cases = list(cases)
     peers: list[Peer] = [p for p in peers_for(device) if methods is None or p.name in methods or
                          p.role == "ceiling"]
     dev = _device(device)
-    report = BenchReport(device, dev.describe(), suite_name)
+    report = BenchReport(device, dev.describe(), suite_name, seed=seed)
     for case in cases:
         try:
             x = dev.input(case)

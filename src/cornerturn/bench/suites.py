@@ -1,9 +1,12 @@
-"""Benchmark suites: named lists of cases (shape and dtype of the input to transpose)."""
+"""Benchmark suites: named lists of cases (shape and dtype of the input to transpose), and a suite of shapes drawn
+at random from a seed, so that the engine is judged on shapes nobody listed."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..dtypes import itemsize_of
 
@@ -62,7 +65,55 @@ SUITES: dict[str, tuple[Case, ...]] = {
 }
 
 
-def suite(name: str) -> tuple[Case, ...]:
+RANDOM = "random"  # the suite drawn from --seed: random_cases
+NAMES = (*SUITES, RANDOM)
+
+# The random suite: matrix bytes log-uniform in these ranges (GPU, CPU), element sizes equally likely, each drawn
+# as one of the dtypes of its size, a quarter of the cases batched (2 to 64 matrices), each side log-uniform over
+# SIDES as far as the bytes allow, so that tall and wide matrices are equally likely
+RANDOM_BYTES = {"cuda": (64 << 20, 768 << 20), "cpu": (16 << 20, 256 << 20)}
+RANDOM_DTYPES = {1: ("int8", "uint8", "float8_e4m3fn"), 2: ("float16", "bfloat16", "int16"),
+                 4: ("float32", "int32"), 8: ("float64", "complex64", "int64"), 16: ("complex128",)}
+SIDES = (300, 10**6)
+BATCHED = 0.25
+MAX_BATCH = 64
+
+
+def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
+def random_cases(seed: int, count: int, device: str) -> tuple[Case, ...]:
+    """`count` cases drawn from `seed` for `device` ("cuda" or "cpu"); the same seed gives the same cases."""
+    if count < 1:
+        raise ValueError(f"cases: need at least 1, got {count}")
+    if device not in RANDOM_BYTES:
+        raise ValueError(f"device: expected one of {', '.join(RANDOM_BYTES)}, got {device!r}")
+    rng = np.random.default_rng(seed)
+    lo, hi = RANDOM_BYTES[device]
+    side_lo, side_hi = SIDES
+    cases = []
+    for _ in range(count):
+        itemsize = int(rng.choice(list(RANDOM_DTYPES)))
+        dtype = str(rng.choice(RANDOM_DTYPES[itemsize]))
+        elements = int(_log_uniform(rng, lo, hi)) // itemsize
+        batch = 1
+        most = min(MAX_BATCH, elements // side_lo**2)
+        if rng.random() < BATCHED and most >= 2:
+            batch = round(_log_uniform(rng, 2, most))
+        per_matrix = elements // batch
+        rows = round(_log_uniform(rng, max(side_lo, per_matrix / side_hi), min(side_hi, per_matrix / side_lo)))
+        cols = per_matrix // rows
+        cases.append(Case((batch, rows, cols) if batch > 1 else (rows, cols), dtype))
+    return tuple(cases)
+
+
+def suite(name: str, *, seed: int | None = None, count: int | None = None, device: str = "cuda") -> tuple[Case, ...]:
+    """A named suite, or the random one drawn from `seed` (`count` cases, sized for `device`)."""
+    if name == RANDOM:
+        if seed is None:
+            raise ValueError("suite random: needs a seed (--seed)")
+        return random_cases(seed, count or (64 if device == "cuda" else 16), device)
     if name not in SUITES:
-        raise ValueError(f"suite: unknown {name!r}; choose one of {', '.join(SUITES)}")
+        raise ValueError(f"suite: unknown {name!r}; choose one of {', '.join(NAMES)}")
     return SUITES[name]

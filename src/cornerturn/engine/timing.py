@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..bench.timing import Timing
+from ..timing import Timing
 
 _FLUSH: dict[int, object] = {}
 

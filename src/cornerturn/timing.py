@@ -1,4 +1,5 @@
-"""Host-side timing: warm-up, then repeats; median, min and max. (GPU timing uses CUDA events: engine.timing.)"""
+"""Timings as data (median, min, max) and host-side timing: warm-up, then repeats. GPU timing uses CUDA events
+(engine.timing)."""
 
 from __future__ import annotations
 

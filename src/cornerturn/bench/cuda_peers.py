@@ -1,14 +1,17 @@
-"""GPU peers for `cornerturn bench --device cuda`: the device copy (ceiling), torch, CuPy, cuBLAS geam, ours.
+"""GPU peers for `cornerturn bench --device cuda`: the device copy (ceiling), torch, CuPy, cuBLAS geam, a plain
+Triton tile kernel, ours.
 
 Inputs and outputs are torch CUDA tensors; CuPy and cuBLAS see the same memory through DLPack and pointers.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..bench.peers import Peer
-from ..bench.suites import Case
+from .peers import Peer
+from .suites import Case
 
 
 def _copy(x, out):
@@ -62,10 +65,23 @@ def _geam_supports(case: Case) -> bool:
     return case.dtype in _GEAM and len(case.shape) == 2
 
 
+def _plain_tile(x, out):
+    from . import plain_tile
+
+    return plain_tile.make(x, out)
+
+
+def _plain_tile_supports(case: Case) -> bool:
+    from . import plain_tile
+
+    return plain_tile.supports(case.itemsize) and math.prod(case.shape[:-2]) < 65536  # the grid's y extent
+
+
 CUDA_PEERS: tuple[Peer, ...] = (
     Peer("copy", "cuda", "ceiling", _copy, requires=("torch",)),
     Peer("torch", "cuda", "peer", _torch, requires=("torch",)),
     Peer("cupy", "cuda", "peer", _cupy, requires=("cupy",), supports=_cupy_supports),
     Peer("geam", "cuda", "peer", _geam, requires=("cupy",), supports=_geam_supports),
+    Peer("triton-tile", "cuda", "peer", _plain_tile, requires=("triton", "torch"), supports=_plain_tile_supports),
     Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch")),
 )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..bench.suites import Case
-from ..bench.timing import Timing
-from .timing import time_cuda, time_wall
+from ..engine.timing import time_cuda, time_wall
+from ..timing import Timing
+from .suites import Case
 
 POISON = -91  # 0xA5 as int8
 WALL_MAX_BYTES = 64 << 20  # per-call wall time is measured for cases up to this size
