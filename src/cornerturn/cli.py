@@ -207,7 +207,7 @@ def _use_simulator_without_gpu() -> bool:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
-    from .lab import report as lab_report
+    from .explain import report as lab_report
     from .lab.registry import REGISTRY
 
     simulated = _use_simulator_without_gpu()

@@ -1,4 +1,5 @@
-"""The lab's table, JSON and bar chart: measured figures next to the model's."""
+"""The lab's table, JSON and bar chart: measured figures next to the model's (the layer above the lab's runs and
+the model)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ..explain.gpus import spec
-from ..explain.model import model, predicted_gbps
-from .registry import get
-from .runner import LabReport
+from ..lab.registry import get
+from ..lab.runner import LabReport
+from .gpus import spec
+from .model import model, predicted_gbps
 
 BASELINE = "naive-rows"
 
