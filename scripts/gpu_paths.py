@@ -12,9 +12,9 @@ from cornerturn.engine import plan as engine_plan
 cases = []
 for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
     cases += [((31, 33), dtype), ((3, 70, 45), dtype), ((1000, 3), dtype), ((3, 1000), dtype),
-              ((64, 36), dtype), ((2, 40, 132), dtype),  # these two: whole 32-bit words (packed path)
+              ((64, 36), dtype), ((2, 40, 132), dtype),  # these two: rows of whole 32-bit words
               ((300, 301), dtype), ((301, 272), dtype), ((272, 301), dtype)]  # odd sides: configs.UNALIGNED_TILES
-cases += [((4097, 4099), torch.int8), ((4100, 4097), torch.int8)]  # the funnel kernel, stored by bytes and words
+cases += [((4097, 4099), torch.int8), ((4100, 4097), torch.int8)]  # input rows funnel-shifted, output either way
 
 
 def check(x) -> bool:
@@ -38,6 +38,27 @@ for wide in (False, True):
                 bad += 1
                 print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())
 
+
+# the words kernel's every way, whatever the table chooses: rows read as words or funnel-shifted; output rows
+# written as words, shifted into place (loose elements one by one) or element by element; batches
+from cornerturn.engine.configs import WordsConfig  # noqa: E402
+from cornerturn.problem import canonical  # noqa: E402
+
+for dtype in (torch.int8, torch.float16):
+    for shape in ((300, 301), (301, 300), (301, 302), (304, 300), (3, 129, 67), (2, 64, 36)):
+        x = torch.randint(-128, 127, shape, dtype=torch.int8, device="cuda").view(dtype) if dtype == torch.int8 else \
+            torch.randn(*shape, device="cuda").to(dtype)
+        size = x.element_size()
+        problem = canonical(tuple(x.shape), tuple(st * size for st in x.stride()), size)
+        want = x.transpose(-1, -2).contiguous()
+        for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items"), WordsConfig(128, 32, 8)):
+            out = torch.full_like(want, 0).view(torch.int8).fill_(-91).view(dtype)
+            for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
+                launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                    torch.cuda.current_stream().cuda_stream, 0)
+            if not torch.equal(out.view(torch.int8), want.view(torch.int8)):
+                bad += 1
+                print("WRONG words", shape, dtype, config)
 
 IN_PLACE_DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_bits_equal, poisoned, random_bits
+from conftest import assert_bits_equal, grid, poisoned, random_bits
 
 from cornerturn.problem import canonical
 
@@ -13,13 +13,13 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
-    PackedConfig,
     TileConfig,
+    WordsConfig,
     candidates,
     heuristic,
     natural_word,
-    pack_factor,
     unaligned_tiles,
+    words_ok,
 )
 
 WORD_TORCH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
@@ -27,17 +27,23 @@ WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def run_engine(base: np.ndarray, x: np.ndarray, config=None, word: int | None = None) -> np.ndarray:
-    """Transpose `x` (a view into the C-contiguous `base`) with the engine's kernels in the interpreter."""
+    """Transpose `x` (a view into the C-contiguous `base`) with the engine's kernels in the interpreter, through word
+    views of copies padded to whole words (the words kernel reads whole words, a few bytes past a row's end)."""
     problem = canonical(x.shape, x.strides, x.itemsize)
     word = word or natural_word(problem)
     plan = engine_plan.build(problem, word, config)
     out = poisoned(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
-    base_t = torch.from_numpy(base.reshape(-1).view(WORD_NUMPY[word]))
-    out_t = torch.from_numpy(out.reshape(-1).view(WORD_NUMPY[word]))
+    raw = base.reshape(-1).view(np.uint8)
+    padded = np.zeros(raw.size + 2 * word - raw.size % word, np.uint8)
+    padded[:raw.size] = raw
+    out_raw = poisoned((out.nbytes + 2 * word - out.nbytes % word,), np.uint8)
+    base_t = torch.from_numpy(padded.view(WORD_NUMPY[word]))
+    out_t = torch.from_numpy(out_raw.view(WORD_NUMPY[word]))
     first = (x.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // word
     for x_offset, out_offset, launch in plan.pieces:
         launch.run_tensors(base_t[first + x_offset // word:], out_t[out_offset // word:])
-    return out
+    assert (out_raw[out.nbytes:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
+    return out_raw[:out.nbytes].view(x.dtype).reshape(out.shape)
 
 
 def reference(x):
@@ -133,13 +139,12 @@ def test_small_matrices_take_small_tiles():
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 def test_odd_sides_take_long_runs_on_the_unaligned_side(itemsize):
-    """Output rows not whole 16-byte runs: tall tiles (ints 1 byte: both sides odd only); input rows: wide ones.
-    In words of one element (bytes whose input rows are odd take the funnel kernel in 4-byte words)."""
-    from cornerturn.engine.configs import FunnelConfig
+    """Element tiles (the fallback where no table entry applies) for output rows not whole 16-byte runs: tall tiles
+    (1-byte: both sides odd only); input rows: wide ones. 1- and 2-byte elements take the words kernel by default."""
 
     def chosen(rows, cols):
         problem = canonical((rows, cols), (cols * itemsize, itemsize), itemsize)
-        assert isinstance(heuristic(problem), FunnelConfig) == (itemsize == 1 and cols % 4 != 0 and rows >= 4096)
+        assert isinstance(heuristic(problem), WordsConfig) == (itemsize <= 2)
         return heuristic(problem, itemsize), unaligned_tiles(problem, itemsize)
 
     both, both_direct = chosen(16383, 16385)
@@ -157,8 +162,9 @@ def test_odd_sides_take_long_runs_on_the_unaligned_side(itemsize):
 def test_unaligned_tiles_in_the_interpreter(dtype, shape, rng):
     base, x = make(shape, dtype, rng)
     problem = canonical(x.shape, x.strides, x.itemsize)
-    config = unaligned_tiles(problem, natural_word(problem))
+    config = unaligned_tiles(problem, x.itemsize)  # element tiles (1- and 2-byte elements too, in words of one)
     assert config is not None or (x.itemsize == 1 and shape == (301, 272))
+    assert_bits_equal(run_engine(base, x, word=x.itemsize), reference(x))
     assert_bits_equal(run_engine(base, x), reference(x))
 
 
@@ -183,33 +189,50 @@ def test_tile_config_validates():
         TileConfig(64, 64, 3)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256)], ids=str)
-def test_packed_words_for_narrow_elements(dtype, shape, rng):
-    base, x = make(shape, dtype, rng)
+@pytest.mark.parametrize("dtype, shape, pad", grid(
+    [np.uint8, np.float16],
+    [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256), (37, 29), (36, 29), (37, 28), (2, 3, 13, 11),
+     (9, 70), (70, 9)],
+    [0, 1, 2, 3]))  # elements past each row: input row pitches of every residue
+def test_words_kernel_on_any_sides(dtype, shape, pad, rng):
+    """1- and 2-byte elements moved as words whatever the sides: rows read as words where they start at whole words,
+    else funnel-shifted; output rows written as words where they start at whole words, else as words shifted into
+    place (the loose elements one by one) or element by element; tiles of several sizes; batches."""
+    base = random_bits(shape[:-1] + (shape[-1] + pad,), dtype, rng)
+    x = base[..., :shape[-1]]
     problem = canonical(x.shape, x.strides, x.itemsize)
-    assert pack_factor(problem) == 4 // x.itemsize and natural_word(problem) == 4
-    assert isinstance(heuristic(problem), PackedConfig)
-    assert_bits_equal(run_engine(base, x), reference(x))
-    for config in (PackedConfig(4, 8), PackedConfig(16, 4, 2), PackedConfig(64, 32), PackedConfig(8, 8, split=True),
-                   PackedConfig(64, 16, 4, split=True), PackedConfig(256, 8, 4, split=True)):
-        assert_bits_equal(run_engine(base, x, config), reference(x))
+    assert words_ok(problem) and natural_word(problem) == 4 and isinstance(heuristic(problem), WordsConfig)
+    for config in (None, WordsConfig(4, 1, 1), WordsConfig(8, 4, 4), WordsConfig(16, 2, 2, "items"),
+                   WordsConfig(32, 8, 4, "shifted")):
+        got = _run_words(x, base, config)
+        assert_bits_equal(got[:x.nbytes].view(dtype).reshape(reference(x).shape), reference(x))
+        assert (got[x.nbytes:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
 
 
-def test_large_byte_matrices_take_tall_packed_tiles():
-    """256-row byte tiles from 128 MiB on (docs/engine.md: about 2 points faster on an H200 and an H100); smaller
-    byte matrices, and 2-byte elements, keep 128-row tiles."""
-    assert heuristic(canonical((32768, 32768), (32768, 1), 1)) == PackedConfig(256, 64, 4, split=True)
-    assert heuristic(canonical((4, 4096, 8192), (4096 * 8192, 8192, 1), 1)) == PackedConfig(256, 64, 4, split=True)
-    assert heuristic(canonical((4096, 4096), (4096, 1), 1)) == PackedConfig(128, 64, 8, split=True)
-    assert heuristic(canonical((16384, 16384), (2 * 16384, 2), 2)) == PackedConfig(128, 64, 4)
+def test_words_kernel_modes_follow_the_output_rows():
+    """Output rows of whole words: OUT 0 (words) whatever the config says, no loose elements unless the rows hold a
+    part of a word; otherwise the config's way."""
+    def flags(rows, cols, itemsize, config):
+        problem = canonical((rows, cols), (cols * itemsize, itemsize), itemsize)
+        c = engine_plan.build(problem, 4, config).pieces[0][2].constexprs
+        return c["OUT"], c["EDGES"], c["IN_WORDS"], c["IN_ALIGN"], c["OUT_ALIGN"]
+
+    assert flags(64, 64, 1, WordsConfig(8, 4, 4, "items")) == (0, False, True, 16, 16)
+    # pitches of 3000 words (rows of 6000 halves), which Triton alone would take as unaligned
+    assert flags(6000, 8192, 2, WordsConfig(8, 4)) == (0, False, True, 16, 8)
+    assert flags(8192, 6000, 2, WordsConfig(8, 4)) == (0, False, True, 8, 16)
+    assert flags(65, 64, 1, WordsConfig(8, 4)) == (1, True, True, 16, 1)
+    assert flags(65, 64, 1, WordsConfig(8, 4, 4, "items")) == (2, False, True, 16, 1)
+    assert flags(64, 63, 1, WordsConfig(8, 4)) == (0, False, False, 1, 16)  # input rows funnel-shifted
+    with pytest.raises(ValueError, match="WordsConfig.out"):
+        WordsConfig(8, 4, 4, "words")
 
 
-def test_packed_path_needs_whole_words(rng):
-    for shape, steps in [((33, 32), (1, 1)), ((32, 34), (1, 1)), ((32, 32), (1, 2))]:
+def test_words_kernel_needs_positive_strides_and_contiguous_columns(rng):
+    for shape, steps in [((33, 32), (1, -1)), ((32, 34), (-1, 1)), ((32, 32), (1, 2))]:
         base, x = make(shape, np.uint8, rng, steps)
         problem = canonical(x.shape, x.strides, x.itemsize)
-        assert pack_factor(problem) == 0 and natural_word(problem) == 1
+        assert not words_ok(problem) and natural_word(problem) == 1
         assert_bits_equal(run_engine(base, x), reference(x))
     base, x = make((32, 32), np.uint8, rng)
     assert_bits_equal(run_engine(base, x, word=1), reference(x))  # misaligned address: the byte path
@@ -237,8 +260,8 @@ def test_strided_output_writes_a_column_block_and_nothing_else(dtype, rng):
     problem = canonical(x.shape, x.strides, x.itemsize)
     wide = poisoned((x.shape[1], x.shape[0] + 16), x.dtype)
     configs = [(None, natural_word(problem)), (TileConfig(16, 8), word_size(problem))]
-    if pack_factor(problem):
-        configs.append((PackedConfig(8, 4, split=True), 4))
+    if words_ok(problem):
+        configs += [(WordsConfig(8, 4), 4), (WordsConfig(8, 4, 4, "items"), 4)]
     if np.dtype(dtype).itemsize == 16:
         configs.append((PairsConfig(8, 16), 8))
     for config, word in configs:
@@ -282,15 +305,16 @@ def test_a_misaligned_address_narrows_the_word_and_keeps_a_strided_output(monkey
     assert asked == [("strided", 4, 256), ("plain", 2)]
 
 
-def _run_funnel(x: np.ndarray, base: np.ndarray, config, out_row: int | None = None) -> np.ndarray:
-    """A funnel plan on `x` (a view starting at `base`'s first byte) in the interpreter, through 4-byte word
-    views of padded copies (the kernel reads whole words, a few bytes past a row's end); the output poisoned,
+def _run_words(x: np.ndarray, base: np.ndarray, config, out_row: int | None = None) -> np.ndarray:
+    """The words kernel's plan for `x` (a view starting at `base`'s first byte) in the interpreter, through 4-byte
+    word views of padded copies (the kernel reads whole words, a few bytes past a row's end); the output poisoned,
     `out_row` bytes between output rows for one matrix written into a wider output."""
     problem = canonical(x.shape, x.strides, x.itemsize)
     plan = engine_plan.build(problem, 4, config, out_row_stride=out_row)
-    padded = np.zeros(base.size + 8 - base.size % 4, np.uint8)
-    padded[:base.size] = base.reshape(-1)
-    need = x.size if out_row is None else x.shape[-1] * out_row
+    raw = base.reshape(-1).view(np.uint8)
+    padded = np.zeros(raw.size + 8 - raw.size % 4, np.uint8)
+    padded[:raw.size] = raw
+    need = x.nbytes if out_row is None else x.shape[-1] * out_row
     out = poisoned((need + 8 - need % 4,), np.uint8)
     for x_offset, out_offset, launch in plan.pieces:
         assert x_offset % 4 == 0 and out_offset % 4 == 0
@@ -299,37 +323,12 @@ def _run_funnel(x: np.ndarray, base: np.ndarray, config, out_row: int | None = N
     return out
 
 
-@pytest.mark.parametrize("shape, pad", [((129, 131), 0), ((128, 131), 0), ((132, 130), 0), ((3, 20, 37), 0),
-                                        ((2, 3, 12, 33), 0), ((40, 61), 6)], ids=str)
-def test_funnel_kernel_reads_odd_rows_as_words(shape, pad, rng):
-    """Bytes whose rows start anywhere: read as aligned words and funnel-shifted (stored as words where the
-    output's rows are whole words, else byte by byte); a column slice of a wider matrix too (`pad`)."""
-    from cornerturn.engine.configs import FunnelConfig, funnel_ok
-
-    base = random_bits(shape[:-1] + (shape[-1] + pad,), np.uint8, rng)
-    x = base[..., :shape[-1]]
-    problem = canonical(x.shape, x.strides, x.itemsize)
-    assert any(s % 4 for s in (*problem.batch_strides, problem.row_stride))
-    for config in (FunnelConfig(8, 4), FunnelConfig(16, 2, 8)):
-        got = _run_funnel(x, base, config)
-        assert_bits_equal(got[:x.size].reshape(reference(x).shape), reference(x))
-        assert (got[x.size:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
-    big = canonical((4096, 4097), (4097, 1), 1)
-    assert funnel_ok(big) and natural_word(big) == 4 and isinstance(heuristic(big), FunnelConfig)
-    assert all(isinstance(c, FunnelConfig) for c in candidates(big))
-    assert not funnel_ok(canonical((4096, 4096), (4096, 1), 1))  # whole words: the packed kernel
-    assert not funnel_ok(canonical((100000, 1001), (1001, 1), 1))  # a short side: the byte tiles
-    assert not isinstance(heuristic(big, 1), FunnelConfig)  # a misaligned address narrows to bytes
-
-
-@pytest.mark.parametrize("width", [40, 41, 43])
-def test_funnel_kernel_into_a_column_block(width, rng):
-    """Odd input rows transposed into the first 36 columns of a wider output, `width` bytes a row (stored as
-    words only where those rows are whole words): the block is exact and nothing around it is written."""
-    from cornerturn.engine.configs import FunnelConfig
-
+@pytest.mark.parametrize("width, out", grid([40, 41, 42, 43], ["shifted", "items"]))
+def test_words_kernel_into_a_column_block(width, out, rng):
+    """Odd input rows transposed into the first 36 columns of a wider output, `width` bytes a row (rows starting at
+    every residue): the block is exact and nothing around it is written."""
     base = random_bits((36, 43), np.uint8, rng)
-    got = _run_funnel(base, base, FunnelConfig(8, 4), out_row=width)
+    got = _run_words(base, base, WordsConfig(8, 4, 4, out), out_row=width)
     want = poisoned(got.shape, np.uint8)
     want[:43 * width].reshape(43, width)[:, :36] = base.T
     assert_bits_equal(got, want)

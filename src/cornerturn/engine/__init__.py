@@ -27,18 +27,38 @@ def _require() -> None:
         raise BackendUnavailableError("GPU engine", "torch sees no CUDA device (torch.cuda.is_available() is False)")
 
 
+TABLE_MIN_SIDE = 256  # the table's classes were measured on matrices with sides of 300 and more
+TABLE_MIN_BYTES = 1 << 20  # smaller matrices keep the heuristic's small tiles (configs.SMALL_BYTES)
+
+
 @functools.lru_cache(maxsize=4096)
 def choose(problem: Problem, device: str, word: int | None = None, autotune: bool = False):
     """The engine plan for `problem` on `device`: a tuned configuration from the cache if there is one
-    (measured now if `autotune`), the heuristic's otherwise."""
+    (measured now if `autotune`), else the planner's table for this GPU (engine.table) where the problem is of a
+    class it holds, else the heuristic's. `word` fixes the word (narrower, where an address is not aligned)."""
     _require()
     from .configs import natural_word
     from .plan import build
     from .tune import tuned_config
 
-    word = word or natural_word(problem)
+    fixed, word = word, word or natural_word(problem)
     config, reason = tuned_config(problem, device, word, measure=autotune)
+    if config is None and (problem.kind == "transpose" and min(problem.rows, problem.cols) >= TABLE_MIN_SIDE
+                           and problem.elements * problem.itemsize > TABLE_MIN_BYTES):
+        from .table import lookup
+
+        hit = lookup(problem, device_name(device), fixed)
+        if hit is not None:
+            word, config, reason = hit
     return build(problem, word, config, reason)
+
+
+@functools.lru_cache(maxsize=64)
+def device_name(device: str) -> str:
+    """The GPU's name, e.g. "NVIDIA H200", for "cuda:N"."""
+    import torch
+
+    return torch.cuda.get_device_name(int(device.split(":")[1]))
 
 
 @functools.lru_cache(maxsize=1024)

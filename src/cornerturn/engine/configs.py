@@ -15,7 +15,6 @@ TILE_BYTES = 16 * 1024  # data per tile in the heuristic: enough in flight per S
 # matrices of at most SMALL_BYTES take 32 x 32 tiles with 4 warps: more, shorter programs (a float32 128x128 in
 # 3.3 us of GPU time against 4.2 us with its 64x128 tile, on an H200; docs/engine.md)
 SMALL_BYTES = 1 << 20
-LARGE_BYTE_MATRIX = 128 << 20  # bytes from here on take 64 KiB tiles: still thousands of programs
 MAX_BLOCK = 1024
 
 
@@ -49,23 +48,6 @@ def _check_word_tile(config) -> None:
 
 
 @dataclass(frozen=True)
-class PackedConfig:
-    """A transpose_packed launch (1- and 2-byte elements in 32-bit words): block_r rows x block_cw words."""
-
-    block_r: int
-    block_cw: int
-    num_warps: int = 4
-    split: bool = False  # combine a word group's rows elementwise instead of summing over their axis
-
-    def __post_init__(self) -> None:
-        _check_word_tile(self)
-
-    @property
-    def name(self) -> str:
-        return f"packed{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-split" if self.split else "")
-
-
-@dataclass(frozen=True)
 class PairsConfig:
     """A transpose_pairs launch (16-byte elements with contiguous columns, as 8-byte words)."""
 
@@ -81,37 +63,49 @@ class PairsConfig:
         return f"pairs{self.block_r}x{self.block_c}-w{self.num_warps}"
 
 
+OUT_MODES = ("words", "shifted", "items")  # transpose_words' OUT: how output rows are written
+
+
 @dataclass(frozen=True)
-class FunnelConfig:
-    """A transpose_funnel launch (bytes whose input rows do not start at whole 32-bit words): block_r rows x
-    block_cw words."""
+class WordsConfig:
+    """A transpose_words launch (1- and 2-byte elements moved as 32-bit words, rows starting anywhere): block_r rows
+    x block_cw words. `out` says how output rows that do not start at whole words are written: as words shifted
+    into place from two groups of rows ("shifted"), or element by element ("items"); rows that do start at whole
+    words are written as words whatever it says."""
 
     block_r: int
     block_cw: int
     num_warps: int = 4
+    out: str = "shifted"
 
     def __post_init__(self) -> None:
         _check_word_tile(self)
+        if self.out not in OUT_MODES[1:]:
+            raise ValueError(f"WordsConfig.out: one of {', '.join(OUT_MODES[1:])}, got {self.out!r}")
 
     @property
     def name(self) -> str:
-        return f"funnel{self.block_r}x{self.block_cw}w-w{self.num_warps}"
+        return f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
 
 
-# The best of a sweep on an H200 over int8 16384x16383, 16383x16385, 32767x16383 and 4097x4095 (docs/engine.md)
-FUNNEL_TILE = FunnelConfig(128, 32, 4)
-FUNNEL_FROM = 4096  # both sides at least this long: measured faster there; slower on int8 100000x1001 and 2000x2003
+def words_candidates(items: bool) -> list[WordsConfig]:
+    """The words kernel's tiles that the planner's table and autotuning measure: 4 to 64 KiB, 4 or 8 warps, and with
+    `items` (output rows that start inside a word) a few that write those element by element."""
+    found = [WordsConfig(br, bcw, w) for br, bcw in ((32, 32), (64, 16), (64, 32), (64, 64), (128, 16), (128, 32),
+                                                      (128, 64), (256, 16), (256, 32), (256, 64)) for w in (4, 8)]
+    if items:
+        found += [WordsConfig(br, bcw, w, "items") for br, bcw, w in ((64, 16, 4), (64, 32, 4), (128, 32, 4),
+                                                                       (128, 32, 8), (256, 16, 8))]
+    return found
 
 
-def funnel_ok(problem: Problem) -> bool:
-    """Bytes with contiguous columns whose input rows (or matrices of one launch) do not all start at whole
-    32-bit words, positive strides, both sides at least FUNNEL_FROM: transpose_funnel, which reads them as
-    aligned words."""
-    strides = (*problem.batch_strides, problem.row_stride)
-    return (problem.kind == "transpose" and problem.itemsize == 1 and problem.col_stride == 1
-            and all(s > 0 for s in strides) and any(s % 4 for s in strides)
-            and all(s % 4 == 0 for s in problem.batch_strides[:-1])  # separate launches start at whole words
-            and min(problem.rows, problem.cols) >= FUNNEL_FROM)
+def words_ok(problem: Problem) -> bool:
+    """1- and 2-byte elements with contiguous columns and positive strides, the matrices of one launch in one
+    piece whose separate pieces start at whole words: transpose_words, whatever the sides (the words' addresses are
+    checked at launch: engine.runtime narrows the plan where x or out is not 4-byte aligned)."""
+    return (problem.kind == "transpose" and problem.itemsize in (1, 2) and problem.col_stride == problem.itemsize
+            and all(s > 0 for s in (*problem.batch_strides, problem.row_stride))
+            and all(s % 4 == 0 for s in problem.batch_strides[:-1]))
 
 
 def pairs_ok(problem: Problem, word: int) -> bool:
@@ -149,21 +143,11 @@ def word_size(problem: Problem, *addresses: int) -> int:
     return 1
 
 
-def pack_factor(problem: Problem) -> int:
-    """Elements per 32-bit word when the problem can move as words (transpose_packed), else 0."""
-    if problem.kind != "transpose" or problem.itemsize not in (1, 2):
-        return 0
-    pack = 4 // problem.itemsize
-    strides_ok = all(s % 4 == 0 for s in (*problem.batch_strides, problem.row_stride))
-    if problem.col_stride != problem.itemsize or not strides_ok or problem.rows % pack or problem.cols % pack:
-        return 0
-    return pack
-
-
 def natural_word(problem: Problem) -> int:
-    """The word a plan moves by default: 4 bytes for packable narrow elements and for bytes read through funnel
-    shifts (the input's address must then be a multiple of 4), else the widest that fits."""
-    return 4 if pack_factor(problem) or funnel_ok(problem) else word_size(problem)
+    """The word a plan moves by default: 4 bytes for 1- and 2-byte elements that transpose_words takes (the
+    addresses must then be multiples of 4; engine.runtime narrows the plan where they are not), else the widest
+    that fits."""
+    return 4 if words_ok(problem) else word_size(problem)
 
 
 # Rows that are not whole 16-byte runs (an odd side) move one element per access on that side, and each run of a
@@ -194,25 +178,19 @@ def unaligned_tiles(problem: Problem, word: int) -> TileConfig | None:
     return config
 
 
-def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | PackedConfig | FunnelConfig:
+def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyConfig | WordsConfig | PairsConfig:
     """A good configuration on first use, without measuring: square tiles of about TILE_BYTES, narrowed to the
     matrix where it is skinny so that no lanes idle and both the load and the store stay coalesced; packed
     words for narrow elements; the shapes that autotuning found best on an H200 where they differ."""
     if problem.kind != "transpose":
         return CopyConfig()
     word = word or natural_word(problem)
-    if word == 4 and funnel_ok(problem):
-        return FUNNEL_TILE
-    if word == 4 and pack_factor(problem):
-        pack = pack_factor(problem)
-        block_cw = min(64, _pow2_at_least(problem.cols // pack))
-        block_r = max(min(128, _pow2_at_least(problem.rows)), 4)
-        if pack == 4:  # bytes: the elementwise (split) form
-            if problem.elements >= LARGE_BYTE_MATRIX and problem.rows >= 256:
-                # 256-row tiles with 4 warps: about 2 points faster on an H200 and an H100 (docs/engine.md)
-                return PackedConfig(256, block_cw, 4, split=True)
-            return PackedConfig(block_r, block_cw, 8, split=True)  # 8 warps, measured best on an H200
-        return PackedConfig(block_r, block_cw, 4)
+    if word == 4 and words_ok(problem):
+        pack = 4 // problem.itemsize
+        block_cw = min(32, _pow2_at_least(-(-problem.cols // pack)))
+        block_r = max(min(128 if problem.elements * problem.itemsize > SMALL_BYTES else 32,
+                          _pow2_at_least(problem.rows)), 4)
+        return WordsConfig(block_r, block_cw, 4, "items")  # the planner's table measured "items" ahead on most
     if pairs_ok(problem, word):
         return PairsConfig(32, 64, 8)  # measured best on an H200 (docs/engine.md)
     if problem.itemsize == 16 and problem.rows >= 8 and problem.cols >= 32:
@@ -240,9 +218,8 @@ def candidates(problem: Problem, word: int | None = None) -> list:
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
-    if word == 4 and funnel_ok(problem):  # the other kernels of bytes run in plans of 1-byte words
-        return sorted({FunnelConfig(br, bcw, warps) for br in (64, 128, 256) for bcw in (16, 32, 64)
-                       for warps in (4, 8) if 4096 <= br * bcw * 4 <= 64 * 1024}, key=lambda c: c.name)
+    if word == 4 and words_ok(problem):  # the element kernels of these run in plans of 1- and 2-byte words
+        return sorted({heuristic(problem, word), *words_candidates(items=True)}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):
         for br in (8, 16, 32, 64):
@@ -250,13 +227,6 @@ def candidates(problem: Problem, word: int | None = None) -> list:
                 if 4096 <= br * bc * 16 <= 32 * 1024:
                     for warps in (4, 8):
                         found.add(PairsConfig(br, bc, warps))
-    if word == 4 and pack_factor(problem):
-        for br in (32, 64, 128, 256, 512):
-            for bcw in (8, 16, 32, 64, 128):
-                if 4096 <= br * bcw * 4 <= 64 * 1024:
-                    for warps in (4, 8):
-                        found.add(PackedConfig(br, bcw, warps))
-                        found.add(PackedConfig(br, bcw, warps, split=True))
     r_cap, c_cap = _pow2_at_least(problem.rows), _pow2_at_least(problem.cols)
     for br in (8, 16, 32, 64, 128, 256, 512, 1024):
         for bc in (8, 16, 32, 64, 128, 256, 512, 1024):

@@ -7,15 +7,13 @@ memory. An element of WORDS machine words (16-byte elements as two 8-byte words)
 each thread still moves whole elements. Tiles are numbered down a column of tiles first, so neighbouring
 programs write neighbouring stretches of the same output rows.
 
-transpose_packed: 1- and 2-byte elements moved as 32-bit words. A program loads BLOCK_R rows x BLOCK_CW words
-(PACK elements each), regroups the elements of PACK consecutive rows into output words with shifts and masks,
-and stores PACK word-tiles, one per element position, each along the output rows. Both global sides and the
-shared-memory exchange move whole 4-byte words instead of single bytes.
-
-transpose_funnel: bytes whose input rows do not start at whole 32-bit words (an odd row stride): each row read as
-the aligned words that hold it, two neighbours funnel-shifted into each word of the tile's column grid, so loads
-move 4 bytes a lane instead of one; then as transpose_packed (4 x 4 byte blocks, by byte permutes) where output
-rows are whole words, else stored byte by byte.
+transpose_words: 1- and 2-byte elements moved as 32-bit words. A program loads BLOCK_R rows x BLOCK_CW words
+(PACK elements each): as they are where every row starts at a whole word, else each row as the aligned words that
+hold it, two neighbours funnel-shifted into each word. Byte permutes regroup the elements of PACK consecutive rows
+into output words, stored whole along the output rows where those start at whole words. Output rows that start
+inside a word are written either as words shifted into place from two groups of rows (OUT 1: the tile is read a
+second time, PACK rows lower, and the elements before the first whole word and after the last one are stored one
+by one), or element by element along the output rows (OUT 2).
 
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
@@ -33,8 +31,13 @@ READDRESS (sides whose rows are not whole 16-byte runs, so every element has its
 are computed after the barrier instead of being kept across it. With GRID the squares lie side by side in a
 wider matrix (the grid form of cornerturn.blocks), each transposed where it is.
 
-The three tile kernels take the output's row stride (in words; rows x WORDS for a C-contiguous output) so that
+The tile kernels take the output's row stride (in words or bytes; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
+transpose_words takes IN_ALIGN and OUT_ALIGN, powers of two that divide the input's row and
+batch strides and the output's row stride in words: Triton specialises integer arguments only on divisibility by
+16, so without them a row pitch of, say, 3000 words is taken as unaligned and every access narrowed to one word
+(bfloat16 8192x6000 ran at 11% of the copy so, 91% with them; on an H200, docs/engine.md). The element kernels
+are not told: there, 16-byte accesses on one side only ran slower than one word a lane on both.
 
 cycles_save, cycles_move: a permutation of equal chunks in place (cornerturn.cycles), for the block form of the
 in-place transpose (cornerturn.blocks). A program moves one BLOCK-word part of every chunk of one segment, down
@@ -68,6 +71,12 @@ def _tile_of_program(tiles_r, tiles_c, WIDE: tl.constexpr):
 
 
 @triton.jit
+def _aligned(value, ALIGN: tl.constexpr):
+    """`value`, a multiple of ALIGN, written so that the compiler knows it is one."""
+    return value // ALIGN * ALIGN
+
+
+@triton.jit
 def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c, out_row_stride,
                     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
@@ -75,7 +84,7 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (r[:, None] < rows) & (c[None, :] < cols)
     x_base = x_ptr + b * batch_stride
-    out_base = out_ptr + b * rows * cols * WORDS
+    out_base = out_ptr + b * cols * out_row_stride  # batched outputs are C-contiguous: rows x WORDS words a row
     if WORDS == 1:
         tile = tl.load(x_base + r[:, None] * row_stride + c[None, :] * col_stride, mask=mask)
         tl.store(out_base + c[None, :] * out_row_stride + r[:, None], tile, mask=mask)
@@ -97,48 +106,6 @@ def _rows_of_groups(words, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr):
     w0, w2 = tl.split(even)
     w1, w3 = tl.split(odd)
     return w0, w1, w2, w3
-
-
-@triton.jit
-def transpose_packed(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
-                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, WIDE: tl.constexpr,
-                     SPLIT: tl.constexpr):
-    BITS: tl.constexpr = 32 // PACK
-    MASK: tl.constexpr = (1 << BITS) - 1
-    BLOCK_RW: tl.constexpr = BLOCK_R // PACK
-    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
-    cols_w = cols // PACK
-    rows_w = rows // PACK
-    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
-    cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
-    mask = (r[:, None] < rows) & (cw[None, :] < cols_w)
-    words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + cw[None, :], mask=mask, other=0)
-    words = tl.reshape(words.to(tl.uint32, bitcast=True), [BLOCK_RW, PACK, BLOCK_CW])
-    rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
-    out_base = out_ptr + b * rows_w * cols
-    if SPLIT:  # the PACK rows of a group as separate tensors, combined elementwise
-        if PACK == 2:
-            w0, w1 = tl.split(tl.permute(words, (0, 2, 1)))
-            w2, w3 = w0, w1
-        else:
-            w0, w1, w2, w3 = _rows_of_groups(words, BLOCK_RW, BLOCK_CW)
-        for k in tl.static_range(PACK):
-            packed = ((w0 >> (BITS * k)) & MASK) | (((w1 >> (BITS * k)) & MASK) << BITS)
-            if PACK == 4:
-                packed = packed | (((w2 >> (BITS * k)) & MASK) << (2 * BITS)) | (((w3 >> (BITS * k)) & MASK)
-                                                                                << (3 * BITS))
-            c_out = cw * PACK + k
-            m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
-            tl.store(out_base + c_out[None, :] * out_row_stride + rw[:, None], packed.to(tl.int32, bitcast=True),
-                     mask=m)
-    else:  # a sum over the group's axis (its bits are disjoint, so the sum is an OR)
-        j = tl.arange(0, PACK)[None, :, None].to(tl.uint32)
-        for k in tl.static_range(PACK):
-            packed = tl.sum(((words >> (BITS * k)) & MASK) << (BITS * j), axis=1)
-            c_out = cw * PACK + k
-            m = (rw[:, None] < rows_w) & (c_out[None, :] < cols)
-            tl.store(out_base + c_out[None, :] * out_row_stride + rw[:, None], packed.to(tl.int32, bitcast=True),
-                     mask=m)
 
 
 @triton.jit
@@ -175,51 +142,119 @@ def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
 
 
 @triton.jit
-def transpose_funnel(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
-                     BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, OUT_WORDS: tl.constexpr, WIDE: tl.constexpr,
-                     ASM: tl.constexpr):
-    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
-    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
-    cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
+def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, PACK: tl.constexpr,
+               IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """Words cw of input rows r ([BLOCK_R] x [BLOCK_CW]) of matrix b: PACK elements each, the row's elements 4 cw / E
+    onwards. With IN_WORDS every row starts at a whole word and the words are loaded as they are; otherwise each
+    row is read as the aligned words that hold it, two neighbours funnel-shifted into each word (the high one only
+    where it lies inside the `nbytes` readable bytes)."""
     if WIDE:
         r = r.to(tl.int64)
+    ok = (r[:, None] < rows) & (cw[None, :] < (cols + PACK - 1) // PACK)  # in words: vector loads stay possible
+    if IN_WORDS:
+        q = b * _aligned(batch_stride // 4, IN_ALIGN) + r * _aligned(row_stride // 4, IN_ALIGN)
+        return tl.load(x_ptr + q[:, None] + cw[None, :], mask=ok, other=0).to(tl.uint32, bitcast=True)
     start = b * batch_stride + r * row_stride  # byte of each row's first element, from x_ptr (4-aligned)
     q = start // 4
     s = (start - 4 * q).to(tl.uint32)
-    lo_at = q[:, None] + cw[None, :]
-    ok = (r[:, None] < rows) & (cw[None, :] * 4 < cols)
-    lo = tl.load(x_ptr + lo_at, mask=ok, other=0).to(tl.uint32, bitcast=True)
-    hi = tl.load(x_ptr + lo_at + 1, mask=ok & (s[:, None] > 0) & (lo_at * 4 + 4 < nbytes), other=0)
-    v = _funnel_shift(lo, hi.to(tl.uint32, bitcast=True), s[:, None], ASM)  # bytes 4 cw .. 4 cw + 3 of row r
-    out_base = b * rows * cols  # bytes; batched outputs are C-contiguous
-    if OUT_WORDS:  # output rows are whole words: 4 x 4 byte blocks transposed with byte permutes
-        BLOCK_RW: tl.constexpr = BLOCK_R // 4
+    at = q[:, None] + cw[None, :]
+    lo = tl.load(x_ptr + at, mask=ok, other=0).to(tl.uint32, bitcast=True)
+    hi = tl.load(x_ptr + at + 1, mask=ok & (s[:, None] > 0) & (at * 4 + 4 < nbytes), other=0)
+    return _funnel_shift(lo, hi.to(tl.uint32, bitcast=True), s[:, None], ASM)
+
+
+@triton.jit
+def _group_words(v, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr, ASM: tl.constexpr):
+    """Words of BLOCK_RW groups of PACK rows ([BLOCK_RW * PACK, BLOCK_CW]) regrouped by element position: the k-th
+    tensor ([BLOCK_RW, BLOCK_CW]) holds, for each group, element k of its PACK rows, first row lowest (byte
+    permutes; for PACK 2 the last two repeat the first two)."""
+    if PACK == 4:
         w0, w1, w2, w3 = _rows_of_groups(tl.reshape(v, [BLOCK_RW, 4, BLOCK_CW]), BLOCK_RW, BLOCK_CW)
         t0 = _prmt(w0, w1, 0x5140, ASM)  # bytes 0 and 1 of rows 0 and 1, interleaved
         t1 = _prmt(w0, w1, 0x7362, ASM)
         t2 = _prmt(w2, w3, 0x5140, ASM)
         t3 = _prmt(w2, w3, 0x7362, ASM)
-        rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)
-        m = rw[:, None] * 4 < rows
-        for k in tl.static_range(4):
-            if k == 0:
-                packed = _prmt(t0, t2, 0x5410, ASM)
-            elif k == 1:
-                packed = _prmt(t0, t2, 0x7632, ASM)
-            elif k == 2:
-                packed = _prmt(t1, t3, 0x5410, ASM)
-            else:
-                packed = _prmt(t1, t3, 0x7632, ASM)
-            c_out = cw * 4 + k
-            tl.store(out_ptr + out_base // 4 + c_out[None, :] * (out_row_stride // 4) + rw[:, None],
-                     packed.to(tl.int32, bitcast=True), mask=m & (c_out[None, :] < cols))
-    else:  # byte by byte
-        out8 = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True) + out_base
-        for k in tl.static_range(4):
-            c_out = cw * 4 + k
-            byte = ((v >> (8 * k)) & 0xFF).to(tl.uint8).to(tl.int8, bitcast=True)
-            tl.store(out8 + c_out[None, :] * out_row_stride + r[:, None], byte,
-                     mask=(r[:, None] < rows) & (c_out[None, :] < cols))
+        return (_prmt(t0, t2, 0x5410, ASM), _prmt(t0, t2, 0x7632, ASM), _prmt(t1, t3, 0x5410, ASM),
+                _prmt(t1, t3, 0x7632, ASM))
+    else:
+        w0, w1 = tl.split(tl.permute(tl.reshape(v, [BLOCK_RW, 2, BLOCK_CW]), (0, 2, 1)))
+        g0 = _prmt(w0, w1, 0x5410, ASM)  # the low halves of rows 0 and 1
+        g1 = _prmt(w0, w1, 0x7632, ASM)
+        return g0, g1, g0, g1
+
+
+@triton.jit
+def _pick(k: tl.constexpr, w0, w1, w2, w3):
+    """The k-th of four tensors (k a compile-time constant)."""
+    if k == 0:  # noqa: SIM116 - branches on a constexpr, resolved when the kernel is compiled
+        return w0
+    elif k == 1:
+        return w1
+    elif k == 2:
+        return w2
+    else:
+        return w3
+
+
+@triton.jit
+def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
+                    BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
+                    OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
+                    IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
+    PACK: tl.constexpr = 4 // E
+    BLOCK_RW: tl.constexpr = BLOCK_R // PACK
+    ITEM: tl.constexpr = (1 << (8 * E)) - 1
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+    r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
+    cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
+    v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
+    out_base = b * cols * out_row_stride  # bytes; batched outputs are C-contiguous
+    if OUT == 2:  # element by element along the output rows
+        if E == 1:
+            items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
+        else:
+            items = out_ptr.to(tl.pointer_type(tl.int16), bitcast=True)
+        for k in tl.static_range(PACK):
+            c = cw * PACK + k
+            item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
+            tl.store(items + ((out_base + c * out_row_stride) // E)[None, :] + r[:, None], item,
+                     mask=(r[:, None] < rows) & (c[None, :] < cols))
+    else:
+        a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
+        if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
+            v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, PACK, IN_WORDS,
+                           IN_ALIGN, WIDE, ASM)
+            n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
+        rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
+        ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
+        for k in tl.static_range(PACK):
+            group = _pick(k, a0, a1, a2, a3)  # element k of each input word: output rows c, rows of groups rw
+            c = cw * PACK + k
+            if OUT == 0:  # output rows start at whole words
+                shift = 0
+                words = group
+                at = ((b * cols + c) * ors_w)[None, :] + rw[:, None]
+            else:  # output row c starts `shift` bytes before a whole word; the same for every column of this k
+                shift = (4 - (out_base + k * out_row_stride) % 4) % 4
+                words = _funnel_shift(group, _pick(k, n0, n1, n2, n3), (tl.zeros_like(group) + shift).to(tl.uint32),
+                                      ASM)
+                at = ((out_base + c * out_row_stride + shift) // 4)[None, :] + rw[:, None]
+            first = shift // E  # the elements of each output row before its first whole word, and from `last` on
+            last = first + (rows - first) // PACK * PACK
+            tl.store(out_ptr + at, words.to(tl.int32, bitcast=True),
+                     mask=(rw[:, None] < (rows - first) // PACK) & (c[None, :] < cols))
+            if EDGES:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
+                if (tr == 0) | (tr * BLOCK_R + BLOCK_R + PACK > rows):  # this tile holds some: one by one
+                    if E == 1:
+                        items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
+                    else:
+                        items = out_ptr.to(tl.pointer_type(tl.int16), bitcast=True)
+                    row0 = ((out_base + c * out_row_stride) // E)[None, :]
+                    for t in tl.static_range(PACK):
+                        item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
+                        rr = (rw * PACK + t)[:, None]
+                        tl.store(items + row0 + rr, item,
+                                 mask=((rr < first) | (rr >= last)) & (rr < rows) & (c[None, :] < cols))
 
 
 @triton.jit
@@ -234,7 +269,7 @@ def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     flipped = tl.reshape(tl.permute(pairs, (1, 0, 2)), [BLOCK_C, 2 * BLOCK_R])
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     v = tr * (2 * BLOCK_R) + tl.arange(0, 2 * BLOCK_R)  # word columns of the output rows
-    tl.store(out_ptr + b * rows * cols * 2 + c[:, None] * out_row_stride + v[None, :], flipped,
+    tl.store(out_ptr + b * cols * out_row_stride + c[:, None] * out_row_stride + v[None, :], flipped,
              mask=(c[:, None] < cols) & (v[None, :] < 2 * rows))
 
 

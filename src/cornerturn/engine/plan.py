@@ -7,12 +7,25 @@ import os
 from dataclasses import dataclass, field
 
 from ..problem import Problem
-from .configs import CopyConfig, FunnelConfig, PackedConfig, PairsConfig, TileConfig, heuristic
+from .configs import OUT_MODES, CopyConfig, PairsConfig, TileConfig, WordsConfig, heuristic
 from .launch import Launch
 
-Config = TileConfig | CopyConfig | PackedConfig | PairsConfig | FunnelConfig
+Config = TileConfig | CopyConfig | PairsConfig | WordsConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
+MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
+
+
+def alignment(*strides: int) -> int:
+    """The largest power of two up to MAX_ALIGN that divides every stride (in words); the tile kernels' IN_ALIGN and
+    OUT_ALIGN, so that a pitch that Triton's specialisation would miss (not a multiple of 16) still vectorizes."""
+    g = 0
+    for s in strides:
+        g = math.gcd(g, abs(int(s)))
+    align = 1
+    while align < MAX_ALIGN and g % (2 * align) == 0:
+        align *= 2
+    return align
 
 
 @dataclass
@@ -38,7 +51,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     if out_row_stride is None:
         out_row_stride = problem.rows * problem.itemsize
     elif (inner != 1 or problem.kind != "transpose" or
-          out_row_stride % (1 if isinstance(config, FunnelConfig) else word)):
+          out_row_stride % (1 if isinstance(config, WordsConfig) else word)):
         raise ValueError("a strided output needs one matrix transposed in words that divide its row stride")
 
     words = problem.itemsize // word
@@ -55,30 +68,24 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                       config.num_warps, word)
     reach = max((abs(inner_stride) * inner + abs(problem.row_stride) * problem.rows +
                  abs(problem.col_stride) * problem.cols), out_row_stride * problem.cols) // word
-    if isinstance(config, PackedConfig):
-        pack = 4 // problem.itemsize
-        assert word == 4 and problem.rows % pack == 0 and problem.cols % pack == 0
+    if isinstance(config, WordsConfig):
+        size = problem.itemsize
+        pack = 4 // size
+        assert word == 4 and size in (1, 2) and problem.col_stride == size
         tiles_r = math.ceil(problem.rows / config.block_r)
-        tiles_c = math.ceil(problem.cols // pack / config.block_cw)
-        wide = inner * problem.rows * problem.cols // pack >= WIDE_FROM or reach >= WIDE_FROM
-        return Launch(kernels.transpose_packed, inner * tiles_r * tiles_c,
-                      (problem.rows, problem.cols, inner_stride // 4, problem.row_stride // 4, tiles_r, tiles_c,
-                       out_row_stride // 4),
-                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "PACK": pack, "WIDE": wide,
-                       "SPLIT": config.split},
-                      config.num_warps, 4)
-    if isinstance(config, FunnelConfig):
-        assert word == 4 and problem.itemsize == 1 and problem.col_stride == 1
-        tiles_r = math.ceil(problem.rows / config.block_r)
-        tiles_c = math.ceil(math.ceil(problem.cols / 4) / config.block_cw)
-        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols  # readable
-        wide = max(nbytes + 8, inner * problem.rows * problem.cols, out_row_stride * problem.cols) >= WIDE_FROM
-        out_words = out_row_stride % 4 == 0 and problem.rows % 4 == 0
-        return Launch(kernels.transpose_funnel, inner * tiles_r * tiles_c,
+        tiles_c = math.ceil(math.ceil(problem.cols / pack) / config.block_cw)
+        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        wide = max(nbytes + 8, inner * problem.cols * out_row_stride) >= WIDE_FROM
+        in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
+        out = 0 if out_row_stride % 4 == 0 else OUT_MODES.index(config.out)  # 0: output rows at whole words
+        return Launch(kernels.transpose_words, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles_r, tiles_c, out_row_stride,
                        nbytes),
-                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "OUT_WORDS": out_words, "WIDE": wide,
-                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
+                      {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
+                       "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
+                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
+                       "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
+                       "OUT_ALIGN": alignment(out_row_stride // 4) if out_row_stride % 4 == 0 else 1},
                       config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16

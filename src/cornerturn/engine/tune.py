@@ -18,12 +18,11 @@ import warnings
 from pathlib import Path
 
 from ..problem import Problem
-from .configs import CopyConfig, FunnelConfig, PackedConfig, PairsConfig, TileConfig, candidates
+from .configs import CopyConfig, PairsConfig, TileConfig, WordsConfig, candidates
 
-_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "packed": PackedConfig, "pairs": PairsConfig,
-          "funnel": FunnelConfig}
+_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig}
 
-SCHEMA = 1
+SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
 
 
@@ -66,7 +65,7 @@ def load(path: Path | None) -> dict:
     try:
         data = json.loads(path.read_text())
         if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("entries"), dict):
-            raise ValueError("not a cornerturn tuning cache of schema 1")
+            raise ValueError(f"not a cornerturn tuning cache of schema {SCHEMA}")
         return data["entries"]
     except (OSError, ValueError) as exc:
         warnings.warn(f"cornerturn: ignoring the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=3)
