@@ -11,9 +11,16 @@ CUDA transpose kernels.
 
 from __future__ import annotations
 
+import sys
+
 from .api import Plan, plan, transpose, transpose_
 from .errors import BackendUnavailableError
 from .problem import Problem, canonical
+
+if sys.modules.get("torch") is not None:  # torch imported first: cornerturn's torch operators now (torch_ops says why)
+    from . import torch_ops
+
+    torch_ops.register()
 
 __version__ = "0.1.0"
 

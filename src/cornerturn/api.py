@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import ArrayView, contiguous_strides, empty_like_library, finish, view_of
-from .dtypes import canonical_name, itemsize_of
+from .dtypes import canonical_name, itemsize_of, numpy_name
 from .problem import Problem, canonical
 
 
@@ -149,9 +149,13 @@ class Plan:
 
 def _dtype_name(dtype: Any) -> str:
     try:
-        return canonical_name(np.dtype(dtype).name)
+        as_numpy = np.dtype(dtype)
     except TypeError:
-        return canonical_name(str(dtype))
+        return canonical_name(str(dtype))  # a torch dtype, or a name NumPy does not know
+    try:
+        return numpy_name(as_numpy)
+    except TypeError as exc:
+        raise TypeError(f"dtype: {exc}") from None
 
 
 def _device_name(device: str) -> str:
@@ -201,13 +205,27 @@ _TORCH_PLANS: dict[tuple, Plan] = {}
 _torch: Any = None
 
 
+def _never() -> bool:
+    return False
+
+
+# Set by cornerturn.torch_ops when it registers cornerturn's torch operators: torch.compiler.is_compiling, so that
+# under torch.compile the public functions hand torch an operator (one node, no graph break) instead of their body.
+_compiling = _never
+_torch_ops: Any = None
+
+
 def _torch_tensor() -> type | None:
-    """torch.Tensor once torch has been imported by anyone (never imported here)."""
+    """torch.Tensor once torch has been imported by anyone (never imported here); cornerturn's torch operators are
+    registered then."""
     global _torch
     if _torch is None:
         _torch = sys.modules.get("torch")
         if _torch is None:
             return None
+        from . import torch_ops
+
+        torch_ops.register()
     return _torch.Tensor
 
 
@@ -255,16 +273,41 @@ def transpose(x: Any, *, out: Any = None) -> Any:
 
     The result is of `x`'s library and device. With `out` (same library, device and dtype, shape (..., N, M),
     C-contiguous, writeable, not overlapping `x`) the result is written there and `out` is returned.
+
+    torch tensors that require grad go through the operator torch.ops.cornerturn.transpose, whose gradient is the
+    transpose of the gradient; under torch.compile every call does (one node in the graph). A NumPy masked array
+    comes back masked, its mask transposed alongside. A JAX array being traced (jax.jit, jax.grad) is transposed by
+    jnp.swapaxes, which XLA compiles and differentiates.
     """
+    if _compiling():
+        return _torch_ops.traced_transpose(x, out)
     if type(x) is np.ndarray and (out is None or type(out) is np.ndarray):
         done = _numpy_short_path(x, out)
         if done is not None:
             return done
-    elif type(x) is _torch_tensor() and x.is_cuda:
-        planned = _TORCH_PLANS.get((x.shape, x.stride(), x.dtype, x.device))
-        done = planned._torch_cuda(x, out) if planned is not None else None
-        if done is not None:
-            return done
+    elif type(x) is _torch_tensor():
+        if x.requires_grad and _torch.is_grad_enabled():
+            return _torch_ops.autograd_transpose(x, out)
+        if x.is_cuda:
+            planned = _TORCH_PLANS.get((x.shape, x.stride(), x.dtype, x.device))
+            done = planned._torch_cuda(x, out) if planned is not None else None
+            if done is not None:
+                return done
+    return _transpose(x, out)
+
+
+def _transpose(x: Any, out: Any) -> Any:
+    """transpose() past its short paths: every check, then the backend (what cornerturn's torch operators run)."""
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked(x, out)
+    if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
+        import jax.numpy as jnp
+
+        if out is not None:
+            raise TypeError("out: JAX arrays are immutable; call cornerturn.transpose(x) without out")
+        if x.ndim < 2:
+            raise ValueError(f"x: need an array of ndim >= 2, shaped (..., M, N); got shape {tuple(x.shape)}")
+        return jnp.swapaxes(x, -1, -2)
     xv = view_of(x, "x")
     _check_ndim(xv, "x")
     if out is not None:
@@ -280,6 +323,22 @@ def transpose(x: Any, *, out: Any = None) -> Any:
         outv = view_of(out, "out")
     _run(planned._backend, xv.device, xv, outv)
     return finish(xv, out)
+
+
+def _masked(x: np.ma.MaskedArray, out: Any) -> np.ma.MaskedArray:
+    """A masked array's transpose: its data and its mask (where it has one) each transposed, its fill value kept."""
+    if out is not None:
+        raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call cornerturn.transpose(x) "
+                        "without out, or pass x.data and transpose the mask yourself")
+    data = _transpose(np.asarray(x.data), None)
+    mask = np.ma.nomask if x.mask is np.ma.nomask else _transpose(np.asarray(x.mask), None)
+    return np.ma.MaskedArray(data, mask=mask, fill_value=x.fill_value)
+
+
+def _is_jax_tracer(x: Any) -> bool:
+    import jax
+
+    return isinstance(x, jax.core.Tracer)
 
 
 def _reshaped(x: Any, library: str, shape: tuple[int, ...]) -> Any:
@@ -298,8 +357,20 @@ def transpose_(x: Any) -> Any:
     reads as the transpose's memory in the wrong shape; use the returned array. Non-square matrices take the
     decomposition of Catanzaro, Keller and Garland (cornerturn.ckg) with scratch memory of O(max(M, N))
     elements, or out of place through a scratch buffer of at most 16 MiB (GPU) / 1 MiB (CPU) for small ones.
-    JAX arrays are immutable: use `cornerturn.transpose`.
+    JAX arrays are immutable: use `cornerturn.transpose`. A torch tensor that requires grad is refused (the in-place
+    transpose keeps no gradient); under torch.compile the call is the operator torch.ops.cornerturn.transpose_.
     """
+    if _compiling():
+        return _torch_ops.traced_transpose_(x)
+    if type(x) is _torch_tensor() and x.requires_grad and _torch.is_grad_enabled():
+        leaf = "a leaf tensor that requires grad" if x.is_leaf else "a tensor that requires grad"
+        raise RuntimeError(f"x: {leaf} cannot be transposed in place: the in-place transpose keeps no gradient (as "
+                           "torch refuses in-place ops on leaves that require grad); use cornerturn.transpose(x)")
+    return _transpose_inplace(x)
+
+
+def _transpose_inplace(x: Any) -> Any:
+    """transpose_() past its torch routing: every check, then the backend."""
     xv = view_of(x, "x")
     _check_ndim(xv, "x")
     if xv.library == "jax":

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .dtypes import canonical_name, host_word_dtype, itemsize_of
+from .dtypes import canonical_name, host_word_dtype, itemsize_of, numpy_name
 
 LIBRARIES = ("numpy", "torch", "cupy", "jax", "numba")
 
@@ -147,6 +147,9 @@ def view_of(x: Any, argument: str = "x") -> ArrayView:
             f"{argument}: expected an array of NumPy, PyTorch, CuPy, JAX or Numba (device array), "
             f"got {type(x).__module__}.{type(x).__qualname__}"
         )
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{argument}: a NumPy masked array: only cornerturn.transpose(x) without out keeps its mask "
+                        "(transposed alongside); pass x.data and the mask separately here")
     return maker(x, argument)
 
 
@@ -156,8 +159,11 @@ _NUMPY_DTYPES: dict[np.dtype, tuple[str, int]] = {}
 def _numpy_dtype(dtype: np.dtype, argument: str) -> tuple[str, int]:
     known = _NUMPY_DTYPES.get(dtype)
     if known is None:
-        name = canonical_name(dtype.name)
-        known = _NUMPY_DTYPES[dtype] = (name, itemsize_of(name, argument=argument))
+        try:
+            name = numpy_name(dtype)
+        except TypeError as exc:
+            raise TypeError(f"{argument}: {exc}") from None
+        known = _NUMPY_DTYPES[dtype] = (name, dtype.itemsize)
     return known
 
 
@@ -167,7 +173,15 @@ def _numpy_view(x: np.ndarray, argument: str) -> ArrayView:
                      x.flags.writeable)
 
 
+_TORCH_LAYOUTS = "dense, strided tensors on cpu or cuda"
+
+
 def _torch_view(x: Any, argument: str) -> ArrayView:
+    if x.layout is not _torch_strided():
+        raise TypeError(f"{argument}: torch tensors of layout {x.layout} are not supported ({_TORCH_LAYOUTS})")
+    if x.is_nested or x.is_quantized:
+        kind = "nested" if x.is_nested else f"quantized ({x.dtype})"
+        raise TypeError(f"{argument}: {kind} torch tensors are not supported ({_TORCH_LAYOUTS})")
     if x.is_conj() or x.is_neg():
         # a lazy conjugate/negative view: its memory does not hold the values it shows
         x = x.resolve_conj().resolve_neg()
@@ -179,8 +193,20 @@ def _torch_view(x: Any, argument: str) -> ArrayView:
         device = "cpu"
     else:
         raise TypeError(f"{argument}: torch tensors on {x.device.type!r} are not supported (cpu or cuda)")
+    try:
+        ptr = x.data_ptr()
+    except RuntimeError as exc:  # fake, functional or batched (vmap) tensors: no storage of their own
+        raise TypeError(f"{argument}: a torch tensor without storage of its own ({type(x).__name__}: "
+                        f"{str(exc).splitlines()[0]}); cornerturn's torch operators (torch.ops.cornerturn) take "
+                        "those under torch.compile") from None
     return ArrayView(x, "torch", device, tuple(x.shape), tuple(s * itemsize for s in x.stride()), name,
-                     itemsize, x.data_ptr(), True)
+                     itemsize, ptr, True)
+
+
+def _torch_strided():
+    import torch
+
+    return torch.strided
 
 
 def _cuda_interface_view(x: Any, argument: str, library: str, device_index: int) -> ArrayView:
