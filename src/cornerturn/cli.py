@@ -364,6 +364,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     device = "cuda" if _gpu_present() else "cpu"
     console.rule(f"benchmark on {device}")
     bench_args = argparse.Namespace(device=device, suite=args.suite, methods=None, repeats=args.repeats,
+                                    seed=args.seed, cases=args.cases,
                                     json=str(out / f"bench-{device}.json"), plot=str(out / f"bench-{device}.png"),
                                     no_progress=args.no_progress)
     code = cmd_bench(bench_args)
@@ -383,7 +384,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the main job: info, the benchmark on the GPU (or the CPU without one), then "
                                    "the lab (on the GPU, or checked in the simulator)")
     p.add_argument("--output", default="cornerturn-results", help="folder for JSON and plots")
-    p.add_argument("--suite", default=None, help="benchmark suite (default: cuda on a GPU, cpu otherwise)")
+    p.add_argument("--suite", default=None, help="benchmark suite (default: cuda on a GPU, cpu otherwise; random "
+                                                 "needs --seed)")
+    p.add_argument("--seed", type=int, default=None, help="--suite random: the seed that draws the shapes")
+    p.add_argument("--cases", type=int, default=None, help="--suite random: how many")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per case and method (median reported)")
     p.add_argument("--lab-size", type=int, default=None, help="lab matrix side (default 4096; 70 in the simulator)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
