@@ -1,6 +1,7 @@
 """The GPU script: correctness, sanitizers and benchmarks on the GPU machine, results as JSON under --out.
 
-    python3 scripts/gpu_check.py --out $OUT [--sections tests,big,overhead,sanitizer,tune,bench]
+    python3 scripts/gpu_check.py --out $OUT [--sections tests,big,overhead,sanitizer,tune,bench,random]
+    RANDOM_SEED=S RANDOM_CASES=N (the random section: shapes drawn from a seed; default 64 cases)
 
 Each section is independent and records what it found (or its error) in gpu_check.json; the benchmark writes
 bench-cuda.json/.png and bench-cuda-small.json through the `cornerturn bench` command.
@@ -19,7 +20,7 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "lab", "inplace")
+SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "random", "lab", "inplace")
 
 
 def sh(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) -> tuple[int, str]:
@@ -200,6 +201,19 @@ def section_bench(out: Path, log: Path) -> dict:
         res[suite] = {"rc": rc}
         print(text[-6000:], flush=True)
     return res
+
+
+def section_random(out: Path, log: Path) -> dict:
+    """The random-shape suite (a seed nobody tuned to), every case checked bit-exact, against every peer."""
+    seed = os.environ.get("RANDOM_SEED", str(int(time.time()) % 100000))
+    cases = os.environ.get("RANDOM_CASES", "64")
+    name = f"bench-random-{seed}"
+    rc, text = sh([sys.executable, "-m", "cornerturn.cli", "bench", "--device", "cuda", "--suite", "random",
+                   "--seed", seed, "--cases", cases, "--repeats", "7", "--no-progress", "--json",
+                   str(out / f"{name}.json"), "--plot", str(out / f"{name}.png")], log, timeout=1200,
+                  env={"CORNERTURN_CACHE_DIR": "off"})
+    print(text[-3000:], flush=True)
+    return {"rc": rc, "seed": seed, "cases": cases}
 
 
 def section_lab(out: Path, log: Path) -> dict:
