@@ -303,6 +303,11 @@ def test_a_misaligned_address_narrows_the_word_and_keeps_a_strided_output(monkey
     assert narrowed_for(strided, 4096 + 4, 8192, 0) == "strided"
     assert narrowed_for(plain, 4096, 8192 + 2, 0) == "plain"
     assert asked == [("strided", 4, 256), ("plain", 2)]
+    # a plan of 4-byte words moving bytes (the words kernel) narrows to bytes, never to 2-byte words of 1-byte elements
+    words = engine_plan.build(canonical((64, 63), (63, 1), 1), 4, None)
+    assert words.word == 4 and narrowed_for(words, 4096 + 2, 8192, 0) == "plain" and asked[-1] == ("plain", 1)
+    halves = engine_plan.build(canonical((64, 63), (126, 2), 2), 4, None)
+    assert narrowed_for(halves, 4096 + 2, 8192, 0) == "plain" and asked[-1] == ("plain", 2)
 
 
 def _run_words(x: np.ndarray, base: np.ndarray, config, out_row: int | None = None) -> np.ndarray:

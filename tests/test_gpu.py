@@ -264,7 +264,7 @@ def test_fuzzed_calls_on_cuda_tensors(gen):
 
 def test_autograd_and_torch_compile_on_cuda(gen):
     """Gradients through transpose; torch.compile(fullgraph=True) with inductor compiles a function that calls it
-    with no graph break and runs it at the eager call's speed (CUDA events, median of 20)."""
+    with no graph break and runs it at the eager call's speed (calls back to back, best of three rounds of 50)."""
     x = torch.randn(33, 65, dtype=torch.float64, device=DEV, requires_grad=True)
     assert torch.autograd.gradcheck(cornerturn.transpose, (x,))
     a = rand_bits((8192, 4096), torch.float32, gen)
@@ -274,11 +274,15 @@ def test_autograd_and_torch_compile_on_cuda(gen):
 
     compiled = torch.compile(f, fullgraph=True)
     assert same(compiled(a), a.t())
-    from cornerturn.engine.timing import time_cuda
+    from cornerturn.engine.timing import time_cuda, time_wall
 
-    eager, traced = time_cuda(lambda: f(a), repeats=20).median, time_cuda(lambda: compiled(a), repeats=20).median
-    print(f"eager {eager * 1e6:.1f} us, compiled {traced * 1e6:.1f} us")
-    assert traced < 1.25 * eager
+    # back to back, as a program calls it (each call's host work then overlaps the GPU's), in alternating rounds
+    eager = min(time_wall(lambda: f(a), calls=50) for _ in range(3))
+    traced = min(time_wall(lambda: compiled(a), calls=50) for _ in range(3))
+    one_call = time_cuda(lambda: f(a), repeats=10).median
+    print(f"per call back to back: eager {eager * 1e6:.1f} us, compiled {traced * 1e6:.1f} us; "
+          f"one eager call after an L2 flush {one_call * 1e6:.1f} us")
+    assert traced < 1.1 * eager
     graphed = torch.compile(f, fullgraph=True, mode="reduce-overhead")  # CUDA graphs under torch.compile
     for _ in range(3):
         assert same(graphed(a), a.t())

@@ -55,7 +55,8 @@ def narrowed_for(plan, x_ptr: int, out_ptr: int, device: int):
         return plan
     from . import choose, choose_strided_out
 
-    narrow = next(w for w in (4, 2, 1) if w < plan.word and (x_ptr | out_ptr) % w == 0)
+    size = plan.problem.itemsize  # a word that divides the element (a plan of 4-byte words may move bytes)
+    narrow = next(w for w in (4, 2, 1) if w < plan.word and size % w == 0 and (x_ptr | out_ptr) % w == 0)
     if plan.out_row_stride is None:
         return choose(plan.problem, f"cuda:{device}", narrow)
     return choose_strided_out(plan.problem, f"cuda:{device}", narrow, plan.out_row_stride)
