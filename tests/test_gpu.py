@@ -32,9 +32,11 @@ def rand_bits(shape, dtype, gen):
 
 
 def as_bytes(t):
+    if t.numel() == 0:
+        return torch.empty(0, dtype=torch.int8, device=t.device)
     if t.is_complex():
         t = torch.view_as_real(t)
-    return t.contiguous().reshape(-1).view(torch.int8)
+    return t.reshape(-1).contiguous().view(torch.int8)
 
 
 def same(a, b) -> bool:

@@ -281,18 +281,23 @@ def transpose(x: Any, *, out: Any = None) -> Any:
     """
     if _compiling():
         return _torch_ops.traced_transpose(x, out)
+    if type(x) is _torch_tensor() and x.requires_grad and _torch.is_grad_enabled():
+        return _torch_ops.autograd_transpose(x, out)
+    return _eager(x, out)
+
+
+def _eager(x: Any, out: Any) -> Any:
+    """transpose() without the torch routing: the short paths for arrays already planned, else the general path
+    (what cornerturn's torch operators run)."""
     if type(x) is np.ndarray and (out is None or type(out) is np.ndarray):
         done = _numpy_short_path(x, out)
         if done is not None:
             return done
-    elif type(x) is _torch_tensor():
-        if x.requires_grad and _torch.is_grad_enabled():
-            return _torch_ops.autograd_transpose(x, out)
-        if x.is_cuda:
-            planned = _TORCH_PLANS.get((x.shape, x.stride(), x.dtype, x.device))
-            done = planned._torch_cuda(x, out) if planned is not None else None
-            if done is not None:
-                return done
+    elif type(x) is _torch_tensor() and x.is_cuda:
+        planned = _TORCH_PLANS.get((x.shape, x.stride(), x.dtype, x.device))
+        done = planned._torch_cuda(x, out) if planned is not None else None
+        if done is not None:
+            return done
     return _transpose(x, out)
 
 
