@@ -262,7 +262,7 @@ def test_fuzzed_calls_on_cuda_tensors(gen):
         assert x.dim() >= 2 and (out is None or got is out)
         assert same(got, x.transpose(-1, -2)), (trial, dtype, tuple(x.shape), x.stride(), kind)
         outcomes["ok"] += 1
-    assert outcomes["ok"] > 500 and outcomes["error"] > 500, outcomes
+    assert outcomes["ok"] > 300 and outcomes["error"] > 300, outcomes  # both ways taken often
 
 
 def test_autograd_and_torch_compile_on_cuda(gen):
