@@ -1,6 +1,7 @@
-"""Measure the planner's table on this GPU (see cornerturn.engine.table): for every class of problem, two random
-shapes of that class, every candidate configuration checked bit for bit and timed against torch's copy of the same
-bytes; the candidate with the best geometric mean of % of copy over the two becomes the class's entry.
+"""Measure the planner's table on this GPU (see cornerturn.engine.table): for every class of problem, three random
+shapes of that class (64 MiB to 1 GiB, so that the choice holds for small and large matrices alike), every
+candidate configuration checked bit for bit and timed against torch's copy of the same bytes; the candidate with
+the best geometric mean of % of copy over the three becomes the class's entry.
 
     python3 scripts/plan_table.py --out $OUT [--install] [--sizes 1,2,4,8,16] [--seed 20261124]
 
@@ -21,7 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BYTES = (64 << 20, 192 << 20)
+BYTES = (64 << 20, 1 << 30)
+SHAPES_PER_CLASS = 3
 SIDES = (300, 10**6)
 RATIOS = {"tall": (4, 1000), "square": (0.25, 4), "wide": (0.001, 0.25)}
 
@@ -40,17 +42,20 @@ def _nearest(n: int, size: int, cls: str) -> int:
 
 
 def shapes_of(key: str, count: int, seed: int) -> list[tuple[int, int]]:
-    """`count` random (rows, cols) of class `key`: 64-192 MiB, sides of 300 and more, the class's aspect ratio."""
+    """`count` random (rows, cols) of class `key`: 64 MiB to 1 GiB (log-uniform, the k-th of `count` in the k-th
+    part of that range), sides of 300 and more, the class's aspect ratio."""
     import numpy as np
 
     size, in_cls, out_cls, shape = key.split("/")
     size = int(size)
     rng = np.random.default_rng([seed, *map(ord, key)])
     found = []
+    low, high = map(math.log, BYTES)
+    step = (high - low) / count
     while len(found) < count:
-        elements = math.exp(rng.uniform(*map(math.log, BYTES))) / size
-        lo, hi = RATIOS[shape]
-        ratio = math.exp(rng.uniform(math.log(lo), math.log(hi)))  # rows / cols
+        k = len(found)
+        elements = math.exp(rng.uniform(low + step * k, low + step * (k + 1))) / size
+        ratio = math.exp(rng.uniform(*map(math.log, RATIOS[shape])))  # rows / cols
         rows = int(math.sqrt(elements * ratio))
         cols = int(elements / max(rows, 1))
         if not (SIDES[0] <= min(rows, cols) and max(rows, cols) <= SIDES[1]):
@@ -69,7 +74,7 @@ def tasks(sizes: list[int], seed: int) -> list[dict]:
     out = []
     for key in every_class():
         if int(key.split("/")[0]) in sizes:
-            out.append({"class": key, "shapes": shapes_of(key, 2, seed)})
+            out.append({"class": key, "shapes": shapes_of(key, SHAPES_PER_CLASS, seed)})
     return out
 
 
