@@ -7,7 +7,8 @@ kernels can use: for 1- and 2-byte elements (moved as 32-bit words) whether rows
 whole words, or anywhere ("16", "4", "odd"); for wider elements whether the row pitch, in elements, is a multiple
 of 16, the divisibility Triton specialises on ("16", "other"). Shapes are "tall" (at least ASPECT times more rows
 than columns), "wide" (the reverse) or "square". `scripts/plan_table.py` measures every candidate of
-`candidates(cls)` on random shapes of each class (three per class, 64 MiB to 1 GiB) and writes the table; the tables ship in
+`candidates(cls)` on random shapes of each class (five per class, 64 MiB to 1 GiB) and keeps the candidate whose
+worst shape runs fastest; the tables ship in
 engine/tables/, one per GPU, and a GPU without one uses the nearest of them (by name; the H200's otherwise).
 """
 
