@@ -1,4 +1,5 @@
-"""The README's and docs' Python examples run as written (blocks marked ```python gpu need a GPU and are skipped)."""
+"""The README's and docs' Python examples run as written (blocks marked ```python gpu need a GPU and are skipped;
+```python jax blocks run where JAX is installed)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,20 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def python_blocks(path: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+def python_blocks(path: Path, tag: str = "") -> list[str]:
+    return re.findall(rf"```python{' ' + tag if tag else ''}\n(.*?)```", path.read_text(), flags=re.S)
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
 def test_examples_run(path):
     for block in python_blocks(path):
+        exec(compile(block, str(path), "exec"), {})
+
+
+@pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p, "jax")], ids=lambda p: p.name)
+def test_jax_examples_run(path):
+    pytest.importorskip("jax")
+    for block in python_blocks(path, "jax"):
         exec(compile(block, str(path), "exec"), {})
 
 
