@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from cornerturn.cli import main
@@ -33,6 +34,22 @@ def test_bench_tiny_on_cpu_writes_json_and_plot(tmp_path, capsys):
     copies = [r for r in data["results"] if r["method"] == "copy"]
     assert all(r["verified"] is True for r in copies)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_inplace_random_squares_are_drawn_from_the_seed():
+    from cornerturn.bench.inplace import RANDOM_MAX_BYTES, RANDOM_SIDES, cases_of, random_squares
+
+    squares = random_squares(5, 40)
+    assert squares == random_squares(5, 40) and squares != random_squares(6, 40) and len(squares) == 40
+    for batch, rows, cols, dtype in squares:
+        assert batch == 1 and rows == cols and RANDOM_SIDES[0] <= rows <= RANDOM_SIDES[1]
+        assert rows * cols * np.dtype(dtype).itemsize <= RANDOM_MAX_BYTES
+    assert {d for *_, d in squares} == {"int8", "float16", "float32", "float64", "complex128"}
+    assert cases_of("random", 5, 3) == squares[:3]
+    with pytest.raises(ValueError, match="needs a seed"):
+        cases_of("random")
+    with pytest.raises(ValueError, match="unknown in-place suite 'nope'"):
+        cases_of("nope")
 
 
 def test_bench_inplace_tiny_on_cpu(tmp_path, capsys):

@@ -70,21 +70,23 @@ def _bench_device(args: argparse.Namespace) -> str:
 def cmd_bench_inplace(args: argparse.Namespace) -> int:
     import json
 
-    from .bench.inplace import SUITES, run
+    from .bench.inplace import cases_of, run
 
     device = _bench_device(args)
     suite_name = args.suite or device
-    if suite_name not in SUITES:
-        console.print(f"[red]--suite: no in-place suite {suite_name!r}; choose from {', '.join(SUITES)}[/red]")
+    try:
+        cases = cases_of(suite_name, args.seed, args.cases)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
         return 2
     with Progress(TextColumn("{task.description:<40}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=args.no_progress) as bar:
-        task = bar.add_task("in place", total=len(SUITES[suite_name]))
+        task = bar.add_task("in place", total=len(cases))
 
         def progress(name: str) -> None:
             bar.update(task, advance=1, description=name)
 
-        report = run(suite_name, device, args.repeats, progress)
+        report = run(suite_name, device, args.repeats, progress, args.seed, args.cases)
     t = Table(title=f"in place on {report['device']} ({report['date']}), median of {args.repeats}; GB/s count "
                     "the matrix read and written once")
     for column in ("matrix", "copy GB/s", "in place GB/s", "% of copy", "in place ms", "out of place + back ms",
@@ -96,6 +98,13 @@ def cmd_bench_inplace(args: argparse.Namespace) -> int:
                   f"{r['extra_bytes'] / 2**20:,.1f} MiB ({100 * r['extra_bytes'] / r['matrix_bytes']:.1f}%)",
                   "yes" if r["bit_exact"] else "[red]NO[/red]")
     console.print(t)
+    by_dtype: dict[str, list[float]] = {}
+    for r in report["results"]:
+        by_dtype.setdefault(r["case"].split()[0], []).append(r["pct_of_copy"])
+    for dtype, pcts in sorted(by_dtype.items()):
+        pcts.sort()
+        console.print(f"{dtype}: {len(pcts)} case(s), % of copy minimum {pcts[0]:.0f}%, "
+                      f"median {pcts[len(pcts) // 2]:.0f}%")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
@@ -406,7 +415,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", default=None, metavar="PATH", help="write a PNG plot of bandwidth per case")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--inplace", action="store_true",
-                   help="cornerturn.transpose_ against out of place plus a copy back (suites: cuda, cpu, tiny)")
+                   help="cornerturn.transpose_ against out of place plus a copy back (suites: cuda, cpu, tiny, "
+                        "or random: squares of sides 3000-40000 drawn from --seed)")
     p.add_argument("--distributed", action="store_true",
                    help="under torchrun: the row-sharded transpose across the ranks (see --rows, --cols, --chunks)")
     p.add_argument("--rows", type=int, default=32768, help="--distributed: rows of the global matrix")

@@ -27,6 +27,37 @@ SUITES: dict[str, list[tuple[int, int, int, str]]] = {
             (1, 2048, 8192, "float64"), (1, 8192, 4096, "int8"), (1, 8192, 3001, "float32")],
     "tiny": [(1, 64, 64, "float32"), (1, 64, 48, "float32"), (2, 33, 65, "float64"), (1, 1000, 3, "int8")],
 }
+RANDOM = "random"  # squares drawn from --seed: sides log-uniform over RANDOM_SIDES, element sizes 1 to 16 bytes
+RANDOM_SIDES = (3000, 40000)
+RANDOM_DTYPES = ("int8", "float16", "float32", "float64", "complex128")
+RANDOM_MAX_BYTES = 4 << 30  # a case holds three matrices (x, the copy-back buffer, the copy's target)
+
+
+def random_squares(seed: int, count: int) -> list[tuple[int, int, int, str]]:
+    """`count` squares drawn from `seed`: element size uniform over 1, 2, 4, 8, 16 bytes, side log-uniform over
+    RANDOM_SIDES (redrawn where the matrix would pass RANDOM_MAX_BYTES); the same seed gives the same squares."""
+    if count < 1:
+        raise ValueError(f"cases: need at least 1, got {count}")
+    rng = np.random.default_rng(seed)
+    lo, hi = np.log(RANDOM_SIDES[0]), np.log(RANDOM_SIDES[1])
+    cases = []
+    while len(cases) < count:
+        dtype = str(rng.choice(RANDOM_DTYPES))
+        side = int(np.exp(rng.uniform(lo, hi)))
+        if side * side * np.dtype(dtype).itemsize <= RANDOM_MAX_BYTES:
+            cases.append((1, side, side, dtype))
+    return cases
+
+
+def cases_of(suite: str, seed: int | None = None, count: int | None = None) -> list[tuple[int, int, int, str]]:
+    """The (batch, rows, cols, dtype) cases of a named suite, or of the random squares of `seed`."""
+    if suite == RANDOM:
+        if seed is None:
+            raise ValueError("--suite random: needs a seed (--seed)")
+        return random_squares(seed, count or 16)
+    if suite not in SUITES:
+        raise ValueError(f"--suite: unknown in-place suite {suite!r}; choose from {', '.join([*SUITES, RANDOM])}")
+    return SUITES[suite]
 
 
 @dataclass
@@ -42,11 +73,10 @@ class InPlaceResult:
     matrix_bytes: int
 
 
-def run(suite: str, device: str, repeats: int = 5, progress: Callable[[str], None] | None = None) -> dict:
-    if suite not in SUITES:
-        raise ValueError(f"--suite: unknown in-place suite {suite!r}; choose from {', '.join(SUITES)}")
+def run(suite: str, device: str, repeats: int = 5, progress: Callable[[str], None] | None = None,
+        seed: int | None = None, count: int | None = None) -> dict:
     results = []
-    for batch, rows, cols, dtype in SUITES[suite]:
+    for batch, rows, cols, dtype in cases_of(suite, seed, count):
         name = f"{dtype} {f'{batch}x' if batch > 1 else ''}{rows}x{cols}"
         if progress:
             progress(name)
@@ -56,8 +86,9 @@ def run(suite: str, device: str, repeats: int = 5, progress: Callable[[str], Non
             import torch
 
             torch.cuda.empty_cache()  # the case's arrays are gone: give their memory back before the next
-    return {"suite": suite, "device": _device_name(device), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "repeats": repeats, "results": [asdict(r) for r in results]}
+    return {"suite": suite, "seed": seed, "device": _device_name(device),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "repeats": repeats,
+            "results": [asdict(r) for r in results]}
 
 
 def _device_name(device: str) -> str:
