@@ -98,39 +98,6 @@ def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, rn
     assert_bits_equal(x, want)
 
 
-@pytest.mark.parametrize("dtype, shape, flat, across", grid(
-    [np.float32, np.float64, np.complex128],
-    [(2, 18, 18), (36, 36), (2, 24, 24), (20, 20)],  # sides divisible by 2, 4, 8 and 4: the hint told the compiler
-    [False, True],  # tiles element by element, or as rows of words
-    [0, 2]))  # squares one after another, or side by side
-def test_gpu_square_kernel_with_alignment_hints_in_the_interpreter(dtype, shape, flat, across, rng):
-    """The square kernel told that n, the row stride and every square's origin are multiples of a power of two."""
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("triton")
-    from cornerturn.engine.inplace import side_alignment, square_launch
-
-    n, count = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
-    word = min(np.dtype(dtype).itemsize, 8)
-    if across:
-        x = random_bits((count, n, across, n), dtype, rng)
-        want = np.ascontiguousarray(x.transpose(0, 3, 2, 1))
-    else:
-        x = random_bits(shape, dtype, rng)
-        want = np.ascontiguousarray(x.swapaxes(-1, -2))
-    launch = square_launch(count * max(1, across), n, x.itemsize, word, 8, None, flat, None, across=across,
-                           align=True)
-    assert launch.constexprs["ALIGN"] == side_alignment(n) > 1
-    words = torch.from_numpy(x.reshape(-1).view({4: np.int32, 8: np.int64}[word]))
-    launch.run_tensors(words, words)
-    assert_bits_equal(x, want)
-
-
-def test_square_kernel_alignment_hint_is_the_power_of_two_that_divides_the_side():
-    from cornerturn.engine.inplace import side_alignment
-
-    assert [side_alignment(n) for n in (21332, 15590, 9153, 24, 8192, 16, 48)] == [4, 2, 1, 8, 1, 1, 1]
-
-
 def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch

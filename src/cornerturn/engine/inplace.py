@@ -18,7 +18,6 @@ SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 8), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
 # 16-byte elements in 8-byte words move their tiles as rows of words (transpose_square_inplace FLAT): complex128
 # 8192^2 at 89.6% of the copy against 84.2% for the 3-D tiles, 8191^2 at 86.8% against 61% (H200, docs/inplace.md)
 FLAT_PAIRS = True
-ALIGN_HINTS = False
 # sides whose rows are not whole 4-byte words, of 1- and 2-byte elements: tiles read through aligned 4-byte words
 # (transpose_square_funnel), (block, warps) per element size: on an H200 four int8 16383-squares at 50% of the copy
 # against 40% element by element, int8 8191-squares 62% against 51%, float16 16383-, 8191- and 4095-squares 70%, 74%
@@ -29,14 +28,13 @@ FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
-                  across: int = 0, funnel: int = 0, align: bool | None = None) -> Launch:
+                  across: int = 0, funnel: int = 0) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
     the barrier (default: where rows are not whole 16-byte runs, so that accesses are one word wide). With
     `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
-    reads the tiles through words of that size. With `align` (default: ALIGN_HINTS) the kernel is told the largest
-    power of two up to 16 that divides n, which Triton finds itself only when it is 16."""
+    reads the tiles through words of that size."""
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -50,18 +48,10 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     flat = FLAT_PAIRS and words == 2 if flat is None else flat
     readdress = (n * itemsize) % 16 != 0 if readdress is None else readdress
     row_stride = across * n if across else n
-    hint = side_alignment(n) if (ALIGN_HINTS if align is None else align) else 1
     return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2),
                   (n, n * row_stride * words, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat, "READDRESS": readdress,
-                   "GRID": bool(across), "ALIGN": hint},
-                  num_warps, word)
-
-
-def side_alignment(n: int) -> int:
-    """The largest power of two up to 16 that divides n (1 for 16, which Triton's own specialisation sees)."""
-    a = n & -n
-    return 1 if a >= 16 else a
+                   "GRID": bool(across)}, num_warps, word)
 
 
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,

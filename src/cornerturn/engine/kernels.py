@@ -309,11 +309,9 @@ def _again(t):
 @triton.jit
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
                              WORDS: tl.constexpr, WIDE: tl.constexpr, FLAT: tl.constexpr,
-                             READDRESS: tl.constexpr = False, GRID: tl.constexpr = False, ALIGN: tl.constexpr = 1):
+                             READDRESS: tl.constexpr = False, GRID: tl.constexpr = False):
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, WORDS, GRID)
-    if ALIGN > 1:  # n is a multiple of ALIGN, and so are the row stride and every square's origin: tell the compiler
-        origin, stride = _aligned(origin, ALIGN), _aligned(stride, ALIGN)
     base = a_ptr + origin
     if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
         here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
