@@ -34,7 +34,7 @@ def test_every_kernel_float32_ragged(shape):
 
 
 @pytest.mark.parametrize("dtype, shape", grid(["uint8", "float16", "float64"], [(17, 40), (31, 45)],
-                                             fast=[(d, (17, 40)) for d in ("uint8", "float16", "float64")]))
+                                             fast=[("uint8", (17, 40))]))  # the kernels are generic in the dtype
 def test_every_kernel_other_element_sizes(dtype, shape):
     assert failures(run_lab(*shape, dtype)) == []
 
@@ -47,7 +47,7 @@ def test_in_place_square_ragged_and_refusal():
     assert report.results[0].verified is None and "square" in report.results[0].note
 
 
-@pytest.mark.parametrize("shape", grid([(40, 33), (70, 45)], fast=[((40, 33),)]))
+@pytest.mark.parametrize("shape", grid([(33, 20), (40, 33), (70, 45)], fast=[((33, 20),)]))
 def test_tile_rows_beyond_the_grid_limit_are_looped(shape, monkeypatch):
     monkeypatch.setattr(registry, "GRID_Y_MAX", 1)
     names = [k.name for k in registry.REGISTRY if not k.in_place and k.name != "naive-1d"]
