@@ -115,12 +115,16 @@ def precompile(work: list[dict], workers: int) -> list[str]:
     return errors
 
 
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
 def choose(figures: dict[str, list[float]]) -> str:
     """The candidate whose slowest shape is fastest; among those within a point of it, the best geometric mean."""
     worst = {n: min(v) for n, v in figures.items()}
     top = max(worst.values())
     near = [n for n in figures if worst[n] >= top - 1.0]
-    return max(near, key=lambda n: sum(map(math.log, figures[n])))
+    return max(near, key=lambda n: geomean(figures[n]))
 
 
 def measure(work: list[dict], progress=print, on_class=None) -> dict:
@@ -168,7 +172,7 @@ def measure(work: list[dict], progress=print, on_class=None) -> dict:
                     figures.setdefault(name, []).append(None)
                     progress(f"failed: {t['class']} {rows}x{cols} {name}: {str(exc)[:120]}")
             x = out = want = None
-        scored = {n: math.exp(sum(map(math.log, v)) / len(v)) for n, v in figures.items() if None not in v}
+        scored = {n: geomean(v) for n, v in figures.items() if None not in v}
         best = choose({n: figures[n] for n in scored})
         word, config = next((w, c) for w, c in candidates(size, out_class) if f"{c.name}/{w}" == best)
         classes[t["class"]] = {"config": config_to_dict(config), "word": word, "pct": round(scored[best], 1),
