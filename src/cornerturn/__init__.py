@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import sys
 
-from .api import Plan, plan, transpose, transpose_
+from .api import Plan, permute_dims, plan, transpose, transpose_
 from .errors import BackendUnavailableError
-from .problem import Problem, canonical
+from .problem import Permutation, Problem, canonical, canonical_permutation
 
 if sys.modules.get("torch") is not None:  # torch imported first: cornerturn's torch operators now (torch_ops says why)
     from . import torch_ops
@@ -24,5 +24,5 @@ if sys.modules.get("torch") is not None:  # torch imported first: cornerturn's t
 
 __version__ = "0.1.0"
 
-__all__ = ["BackendUnavailableError", "Plan", "Problem", "__version__", "canonical", "plan", "transpose",
-           "transpose_"]
+__all__ = ["BackendUnavailableError", "Permutation", "Plan", "Problem", "__version__", "canonical",
+           "canonical_permutation", "permute_dims", "plan", "transpose", "transpose_"]

@@ -1,4 +1,5 @@
-"""Public functions: transpose and plan. Validation happens here, before anything is written."""
+"""Public functions: transpose, transpose_, permute_dims and plan. Validation happens here, before anything is
+written."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ import numpy as np
 
 from .arrays import ArrayView, contiguous_strides, empty_like_library, finish, view_of
 from .dtypes import canonical_name, itemsize_of, numpy_name
-from .problem import Problem, canonical
+from .problem import Permutation, Problem, canonical_permutation, check_axes
 
 
 def _swapped(shape: tuple[int, ...]) -> tuple[int, ...]:
     return (*shape[:-2], shape[-1], shape[-2])
+
+
+def _swap_axes(ndim: int) -> tuple[int, ...]:
+    """The permutation that transpose() makes: the last two axes swapped."""
+    return (*range(ndim - 2), ndim - 1, ndim - 2)
 
 
 def _check_ndim(view: ArrayView, argument: str) -> None:
@@ -23,9 +29,10 @@ def _check_ndim(view: ArrayView, argument: str) -> None:
         raise ValueError(f"{argument}: need an array of ndim >= 2, shaped (..., M, N); got shape {view.shape}")
 
 
-def _check_out(x: ArrayView, out: ArrayView) -> None:
-    """Every check of `out` against `x`; raises before anything is written."""
-    expected = _swapped(x.shape)
+def _check_out(x: ArrayView, out: ArrayView, axes: tuple[int, ...] | None = None) -> None:
+    """Every check of `out` against `x` (permuted by `axes`, or its last two axes swapped); raises before anything is
+    written."""
+    expected = _swapped(x.shape) if axes is None else tuple(x.shape[a] for a in axes)
     if out.library != x.library:
         raise TypeError(f"out: expected a {x.library} array like x, got a {out.library} array")
     if out.device != x.device:
@@ -33,8 +40,8 @@ def _check_out(x: ArrayView, out: ArrayView) -> None:
     if out.dtype != x.dtype:
         raise TypeError(f"out: dtype {out.dtype}, expected {x.dtype} (x's dtype)")
     if out.shape != expected:
-        raise ValueError(f"out: shape {out.shape}, expected {expected} (x's shape {x.shape} with the last "
-                         f"two axes swapped)")
+        how = "with the last two axes swapped" if axes is None else f"permuted by axes {axes}"
+        raise ValueError(f"out: shape {out.shape}, expected {expected} (x's shape {x.shape} {how})")
     if not out.writeable:
         why = "JAX arrays are immutable" if out.library == "jax" else "it is read-only"
         raise ValueError(f"out: cannot be written: {why}")
@@ -45,7 +52,7 @@ def _check_out(x: ArrayView, out: ArrayView) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _backend_plan(problem: Problem, device: str):
+def _backend_plan(problem: Problem | Permutation, device: str):
     """The backend's choice for a canonical problem on a device: one per problem, shared by all its plans."""
     if device == "cpu":
         from . import cpu
@@ -68,21 +75,24 @@ def _run(backend_plan: Any, device: str, x: ArrayView, out: ArrayView) -> None:
 
 
 class Plan:
-    """A transpose planned for one shape, dtype, stride pattern and device; `execute` runs it.
+    """A transpose, or a permutation of axes, planned for one shape, dtype, stride pattern and device; `execute`
+    runs it.
 
     Plans with the same canonical problem share the backend's choice (`method`).
     """
 
     def __init__(self, shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str,
-                 autotune: bool = False) -> None:
+                 autotune: bool = False, axes: tuple[int, ...] | None = None) -> None:
         self.shape = shape
         self.dtype = dtype
         self.itemsize = itemsize_of(dtype, argument="dtype")
         self.strides = strides
         self.device = device
-        self.out_shape = _swapped(shape)
-        self.problem = canonical(shape, strides, self.itemsize)
-        if autotune and device != "cpu":
+        self.axes = axes  # None: the last two axes swapped (transpose)
+        self.out_shape = _swapped(shape) if axes is None else tuple(shape[a] for a in axes)
+        self.problem = canonical_permutation(shape, strides, self.itemsize,
+                                             _swap_axes(len(shape)) if axes is None else axes)
+        if autotune and device != "cpu" and isinstance(self.problem, Problem):
             from . import engine
 
             engine.choose(self.problem, device, None, True)  # measures and fills the tuning cache
@@ -123,11 +133,12 @@ class Plan:
         return self._backend.reason
 
     def __repr__(self) -> str:
-        return (f"Plan(shape={self.shape}, dtype={self.dtype!r}, device={self.device!r}, "
+        axes = "" if self.axes is None else f", axes={self.axes}"
+        return (f"Plan(shape={self.shape}, dtype={self.dtype!r}{axes}, device={self.device!r}, "
                 f"method={self.method!r}: {self.reason}; {self.problem.describe()})")
 
     def execute(self, x: Any, out: Any) -> Any:
-        """Transpose `x` (of the planned shape, dtype and strides) into `out`; returns `out`."""
+        """Transpose (or permute) `x`, of the planned shape, dtype and strides, into `out`; returns `out`."""
         if (type(x) is _torch_tensor() and out is not None and self._index >= 0 and x.is_cuda
                 and x.shape == self.shape and x.stride() == self._elem_strides
                 and x.device.index == self._index and x.element_size() == self.itemsize):
@@ -142,7 +153,7 @@ class Plan:
         if xv.device != self.device:
             raise ValueError(f"x: is on {xv.device}; this plan is for {self.device}")
         outv = view_of(out, "out")
-        _check_out(xv, outv)
+        _check_out(xv, outv, self.axes)
         _run(self._backend, xv.device, xv, outv)
         return out
 
@@ -167,21 +178,25 @@ def _device_name(device: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _cached_plan(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str) -> Plan:
-    return Plan(shape, dtype, strides, device)
+def _cached_plan(shape: tuple[int, ...], dtype: str, strides: tuple[int, ...], device: str,
+                 axes: tuple[int, ...] | None = None) -> Plan:
+    return Plan(shape, dtype, strides, device, axes=axes)
 
 
 def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu", strides: tuple[int, ...] | None = None,
-         autotune: bool = False) -> Plan:
-    """Plan the transpose of the last two axes of arrays of `shape` and `dtype`.
+         autotune: bool = False, axes: Any = None) -> Plan:
+    """Plan the transpose of the last two axes of arrays of `shape` and `dtype`, or with `axes` the permutation
+    of their axes that `permute_dims(x, axes)` makes.
 
     `strides` (in elements) describe a strided input; the default is C-contiguous. `device` is "cpu", "cuda"
-    or "cuda:N". With `autotune` (GPU only) every candidate kernel configuration is measured now and the
-    timings kept in the tuning cache, so later plans of the same problem use the fastest. The plan's
+    or "cuda:N". With `autotune` (GPU only; transposes) every candidate kernel configuration is measured now and
+    the timings kept in the tuning cache, so later plans of the same problem use the fastest. The plan's
     `execute(x, out)` then runs with no planning, no allocation and no host synchronisation.
     """
     shape = tuple(int(s) for s in shape)
-    if len(shape) < 2:
+    if axes is not None:
+        axes = check_axes(axes, len(shape))
+    elif len(shape) < 2:
         raise ValueError(f"shape: need ndim >= 2, shaped (..., M, N); got {shape}")
     if any(s < 0 for s in shape):
         raise ValueError(f"shape: extents must be >= 0, got {shape}")
@@ -196,8 +211,8 @@ def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu", strides: tu
     device = _device_name(device)
     if autotune:
         _cached_plan.cache_clear()
-        return Plan(shape, name, byte_strides, device, autotune=True)
-    return _cached_plan(shape, name, byte_strides, device)
+        return Plan(shape, name, byte_strides, device, autotune=True, axes=axes)
+    return _cached_plan(shape, name, byte_strides, device, axes)
 
 
 _NUMPY_PLANS: dict[tuple, Plan] = {}
@@ -323,6 +338,53 @@ def _transpose(x: Any, out: Any) -> Any:
         _NUMPY_PLANS.setdefault((x.shape, x.strides, x.dtype), planned)
     elif xv.library == "torch" and xv.is_cuda and type(x) is _torch_tensor():
         _TORCH_PLANS.setdefault((x.shape, x.stride(), x.dtype, x.device), planned)
+    if out is None:
+        out = empty_like_library(xv, planned.out_shape)
+        outv = view_of(out, "out")
+    _run(planned._backend, xv.device, xv, outv)
+    return finish(xv, out)
+
+
+def permute_dims(x: Any, axes: Any, *, out: Any = None) -> Any:
+    """Permute the axes of `x`: result axis k is x's axis axes[k], C-contiguous and bit-exact (the array API's
+    permute_dims; torch's x.permute(axes).contiguous()).
+
+    `axes` is a permutation of range(x.ndim) (negative entries count from the end). The result is of `x`'s
+    library and device; with `out` (same library, device and dtype, the permuted shape, C-contiguous, writeable,
+    not overlapping `x`) it is written there and `out` is returned. Axes of extent 1 vanish and axes that stay
+    neighbours fuse before planning, so many permutations run as the engine's batched transpose; the rest take a
+    general tile kernel. torch tensors that require grad, and every call under torch.compile, go through the
+    operator torch.ops.cornerturn.permute_dims (its gradient is the inverse permutation of the gradient); a JAX
+    array being traced is permuted by jnp.transpose.
+    """
+    if _compiling():
+        return _torch_ops.traced_permute_dims(x, axes, out)
+    if type(x) is _torch_tensor() and x.requires_grad and _torch.is_grad_enabled():
+        return _torch_ops.autograd_permute_dims(x, axes, out)
+    return _permute(x, axes, out)
+
+
+def _permute(x: Any, axes: Any, out: Any) -> Any:
+    """permute_dims() past its torch routing: every check, then the backend."""
+    if isinstance(x, np.ma.MaskedArray):
+        if out is not None:
+            raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call "
+                            "cornerturn.permute_dims(x, axes) without out")
+        data = _permute(np.asarray(x.data), axes, None)
+        mask = np.ma.nomask if x.mask is np.ma.nomask else _permute(np.asarray(x.mask), axes, None)
+        return np.ma.MaskedArray(data, mask=mask, fill_value=x.fill_value)
+    if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
+        import jax.numpy as jnp
+
+        if out is not None:
+            raise TypeError("out: JAX arrays are immutable; call cornerturn.permute_dims(x, axes) without out")
+        return jnp.transpose(x, check_axes(axes, x.ndim))
+    xv = view_of(x, "x")
+    axes = check_axes(axes, xv.ndim)
+    if out is not None:
+        outv = view_of(out, "out")
+        _check_out(xv, outv, axes)
+    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, xv.device, axes)
     if out is None:
         out = empty_like_library(xv, planned.out_shape)
         outv = view_of(out, "out")

@@ -144,7 +144,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             bar.update(task, advance=advance, **({"description": description} if description else {}))
 
         result = run_suite(cases, device, suite_name, methods=methods, repeats=args.repeats, progress=progress,
-                           seed=args.seed if suite_name == "random" else None)
+                           seed=args.seed if suite_name in ("random", "permute") else None)
     _print_bench(result)
     for note in report.notes(result):
         console.print(f"note: {note}", highlight=False)
@@ -404,9 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="time cornerturn against the copy ceiling and other libraries")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    p.add_argument("--suite", default=None, help="tiny, cpu, small, cuda, cuda-small, or random (shapes drawn from "
-                                                 "--seed); default: cuda on a GPU, cpu otherwise")
-    p.add_argument("--seed", type=int, default=None, help="--suite random: the seed that draws the shapes")
+    p.add_argument("--suite", default=None, help="tiny, cpu, small, cuda, cuda-small, random (shapes drawn from "
+                                                 "--seed), or permute (permute_dims; with --seed, random "
+                                                 "permutations follow); default: cuda on a GPU, cpu otherwise")
+    p.add_argument("--seed", type=int, default=None, help="--suite random or permute: the seed that draws the shapes")
     p.add_argument("--cases", type=int, default=None, help="--suite random: how many (default 64 on a GPU, 16 on "
                                                            "the CPU)")
     p.add_argument("--methods", default=None, help="comma-separated peers to run (the copy always runs)")

@@ -1,8 +1,9 @@
 """cornerturn's transposes as torch operators (torch.library): torch.ops.cornerturn.transpose (with autograd: the
 gradient of a transpose is the transpose of the gradient), .transpose_out and .transpose_ (which mutate their
-argument), each with a fake implementation so that shapes propagate. Under torch.compile the public functions call
-these, so a compiled graph holds one node per call and no graph break; eagerly, only tensors that require grad take
-them (the operators' dispatch costs a few microseconds a call).
+argument), .permute_dims (its gradient: the inverse permutation of the gradient) and .permute_dims_out, each with a
+fake implementation so that shapes propagate. Under torch.compile the public functions call these, so a compiled
+graph holds one node per call and no graph break; eagerly, only tensors that require grad take them (the operators'
+dispatch costs a few microseconds a call).
 
 Registered when cornerturn first meets torch: at `import cornerturn` if torch was imported before, else at the
 first torch tensor. A program that compiles before it ever calls cornerturn eagerly, and imported cornerturn before
@@ -79,6 +80,68 @@ def autograd_transpose(x: torch.Tensor, out: torch.Tensor | None) -> torch.Tenso
         raise ValueError("out: x requires grad, and out= keeps no gradient (as torch refuses for its own out= ops); "
                          "call cornerturn.transpose(x) without out")
     return transpose(x)
+
+
+def _permuted(x: torch.Tensor, axes: list[int]) -> tuple[int, ...]:
+    from .problem import check_axes
+
+    return tuple(x.shape[a] for a in check_axes(axes, x.dim()))
+
+
+@torch.library.custom_op("cornerturn::permute_dims", mutates_args=())
+def permute_dims(x: torch.Tensor, axes: list[int]) -> torch.Tensor:
+    """x's axes permuted (result axis k is x's axis axes[k]), C-contiguous."""
+    return api._permute(x, axes, None)
+
+
+@permute_dims.register_fake
+def _permute_dims_fake(x: torch.Tensor, axes: list[int]) -> torch.Tensor:
+    return x.new_empty(_permuted(x, axes))
+
+
+def _permute_dims_setup(ctx, inputs, output) -> None:
+    from .problem import check_axes
+
+    x, axes = inputs
+    ctx.inverse = [0] * len(axes)
+    for k, a in enumerate(check_axes(axes, x.dim())):
+        ctx.inverse[a] = k
+
+
+def _permute_dims_backward(ctx, grad: torch.Tensor):
+    return permute_dims(grad, ctx.inverse), None
+
+
+permute_dims.register_autograd(_permute_dims_backward, setup_context=_permute_dims_setup)
+
+
+@torch.library.custom_op("cornerturn::permute_dims_out", mutates_args=("out",))
+def permute_dims_out(x: torch.Tensor, axes: list[int], out: torch.Tensor) -> None:
+    """out = x's axes permuted."""
+    api._permute(x, axes, out)
+
+
+@permute_dims_out.register_fake
+def _permute_dims_out_fake(x: torch.Tensor, axes: list[int], out: torch.Tensor) -> None:
+    if tuple(out.shape) != _permuted(x, axes):
+        raise ValueError(f"out: shape {tuple(out.shape)}, expected {_permuted(x, axes)}")
+
+
+def traced_permute_dims(x: torch.Tensor, axes, out: torch.Tensor | None) -> torch.Tensor:
+    """cornerturn.permute_dims under torch.compile."""
+    axes = [int(a) for a in axes]
+    if out is None:
+        return permute_dims(x, axes)
+    permute_dims_out(x, axes, out)
+    return out
+
+
+def autograd_permute_dims(x: torch.Tensor, axes, out: torch.Tensor | None) -> torch.Tensor:
+    """cornerturn.permute_dims of a tensor that requires grad, eagerly."""
+    if out is not None:
+        raise ValueError("out: x requires grad, and out= keeps no gradient (as torch refuses for its own out= ops); "
+                         "call cornerturn.permute_dims(x, axes) without out")
+    return permute_dims(x, [int(a) for a in axes])
 
 
 def traced_transpose_(x: torch.Tensor) -> torch.Tensor:

@@ -45,8 +45,7 @@ class CudaDevice:
         return torch.randint(info.min, info.max, case.shape, dtype=dtype, device=self.device, generator=self.gen)
 
     def output(self, case: Case):
-        *batch, rows, cols = case.shape
-        out = self.torch.empty((*batch, cols, rows), dtype=self._dtype(case.dtype), device=self.device)
+        out = self.torch.empty(case.out_shape, dtype=self._dtype(case.dtype), device=self.device)
         self._bytes(out).fill_(POISON)
         return out
 

@@ -57,6 +57,49 @@ def _ours(x, out):
     return lambda: plan.execute(x, out)
 
 
+def _torch_permute(x, out, axes):
+    src = x.permute(axes)
+    return lambda: out.copy_(src)
+
+
+def _cupy_permute(x, out, axes):
+    import cupy
+
+    xc, oc = cupy.from_dlpack(x), cupy.from_dlpack(out)
+    src = xc.transpose(axes)
+    return lambda: cupy.copyto(oc, src)
+
+
+def _ours_permute(x, out, axes):
+    import cornerturn
+
+    plan = cornerturn.plan(tuple(x.shape), x.dtype, device=f"cuda:{x.device.index or 0}", axes=axes)
+    return lambda: plan.execute(x, out)
+
+
+def cutensor_missing() -> str | None:
+    """Why cuTENSOR's permutation cannot run through CuPy here, or None."""
+    try:
+        from cupy_backends.cuda.libs import cutensor as lib
+        from cupyx import cutensor  # noqa: F401
+
+        lib.get_version()
+    except Exception as exc:  # ImportError, or the library's own error where libcutensor is absent
+        return f"not available: cuTENSOR cannot be loaded through CuPy ({type(exc).__name__}: {exc})"[:200]
+    return None
+
+
+def _cutensor_permute(x, out, axes):
+    """cuTENSOR's permutation as an elementwise C = 1 * permute(A) + 0 * C, through CuPy."""
+    import cupy
+    from cupyx import cutensor
+
+    xc, oc = cupy.from_dlpack(x), cupy.from_dlpack(out)
+    modes_x = "".join(chr(ord("a") + k) for k in range(x.dim()))
+    modes_out = "".join(modes_x[a] for a in axes)
+    return lambda: cutensor.elementwise_binary(1, xc, modes_x, 0, oc, modes_out, out=oc)
+
+
 def _cupy_supports(case: Case) -> bool:
     return case.dtype not in ("bfloat16",) and not case.dtype.startswith("float8")
 
@@ -77,11 +120,18 @@ def _plain_tile_supports(case: Case) -> bool:
     return plain_tile.supports(case.itemsize) and math.prod(case.shape[:-2]) < 65536  # the grid's y extent
 
 
+class _CutensorPeer(Peer):
+    def missing(self) -> str | None:
+        return super().missing() or cutensor_missing()
+
+
 CUDA_PEERS: tuple[Peer, ...] = (
     Peer("copy", "cuda", "ceiling", _copy, requires=("torch",)),
-    Peer("torch", "cuda", "peer", _torch, requires=("torch",)),
-    Peer("cupy", "cuda", "peer", _cupy, requires=("cupy",), supports=_cupy_supports),
+    Peer("torch", "cuda", "peer", _torch, requires=("torch",), permute=_torch_permute),
+    Peer("cupy", "cuda", "peer", _cupy, requires=("cupy",), supports=_cupy_supports, permute=_cupy_permute),
+    _CutensorPeer("cutensor", "cuda", "peer", _cupy, requires=("cupy",),
+                  supports=lambda case: case.axes is not None and _cupy_supports(case), permute=_cutensor_permute),
     Peer("geam", "cuda", "peer", _geam, requires=("cupy",), supports=_geam_supports),
     Peer("triton-tile", "cuda", "peer", _plain_tile, requires=("triton", "torch"), supports=_plain_tile_supports),
-    Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch")),
+    Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch"), permute=_ours_permute),
 )

@@ -38,8 +38,7 @@ class HostDevice:
         return raw.view(numpy_dtype(case.dtype)).reshape(case.shape)
 
     def output(self, case: Case) -> np.ndarray:
-        *batch, rows, cols = case.shape
-        out = np.empty((*batch, cols, rows), numpy_dtype(case.dtype))
+        out = np.empty(case.out_shape, numpy_dtype(case.dtype))
         out.reshape(-1).view(np.uint8)[...] = POISON
         return out
 

@@ -26,6 +26,17 @@ class Peer:
     make: Callable[[Any, Any], Callable[[], object]]
     requires: tuple[str, ...] = ()
     supports: Callable[[Case], bool] = field(default=lambda case: True)
+    permute: Callable[[Any, Any, tuple[int, ...]], Callable[[], object]] | None = None  # for cases with axes
+
+    def factory(self, case: Case, x: Any, out: Any) -> Callable[[], object]:
+        """The call that runs `case` from x into out."""
+        if case.axes is None or self.role == "ceiling":
+            return self.make(x, out)
+        assert self.permute is not None
+        return self.permute(x, out, case.axes)
+
+    def runs(self, case: Case) -> bool:
+        return (case.axes is None or self.role == "ceiling" or self.permute is not None) and self.supports(case)
 
     def missing(self) -> str | None:
         """Why the peer cannot run here, or None."""
@@ -63,9 +74,28 @@ def _cornerturn(x, out):
     return lambda: cornerturn.transpose(x, out=out)
 
 
+def _numpy_permute(x, out, axes):
+    src = x.transpose(axes)
+    return lambda: np.copyto(out, src)
+
+
+def _torch_cpu_permute(x, out, axes):
+    import torch
+
+    src, dst = torch.from_numpy(x.view(_same_size_int(x))), torch.from_numpy(out.view(_same_size_int(out)))
+    src = src.permute(axes)
+    return lambda: dst.copy_(src)
+
+
+def _cornerturn_permute(x, out, axes):
+    import cornerturn
+
+    return lambda: cornerturn.permute_dims(x, axes, out=out)
+
+
 HOST_PEERS: tuple[Peer, ...] = (
     Peer("copy", "cpu", "ceiling", _numpy_copy),
-    Peer("numpy", "cpu", "peer", _numpy_transpose),
-    Peer("torch", "cpu", "peer", _torch_cpu_transpose, requires=("torch",)),
-    Peer("cornerturn", "cpu", "ours", _cornerturn),
+    Peer("numpy", "cpu", "peer", _numpy_transpose, permute=_numpy_permute),
+    Peer("torch", "cpu", "peer", _torch_cpu_transpose, requires=("torch",), permute=_torch_cpu_permute),
+    Peer("cornerturn", "cpu", "ours", _cornerturn, permute=_cornerturn_permute),
 )

@@ -142,7 +142,13 @@ def load_json(path: str | Path) -> BenchReport:
 
 
 def notes(report: BenchReport) -> list[str]:
-    return [f"{r.case} / {r.method}: {r.note}" for r in report.results if r.note]
+    """One line per note; a method's note that repeats on several cases is said once, with the count."""
+    by_note: dict[tuple[str, str], list[str]] = {}
+    for r in report.results:
+        if r.note:
+            by_note.setdefault((r.method, r.note), []).append(r.case)
+    return [f"{cases[0]} / {method}: {note}" if len(cases) == 1 else f"{method}: {note} ({len(cases)} cases)"
+            for (method, note), cases in by_note.items()]
 
 
 def write_json(report: BenchReport, path: str | Path) -> None:

@@ -111,14 +111,14 @@ def run_suite(cases: Iterable[Case], device: str, suite_name: str, *, methods: I
             _tell(progress, 0, f"{case.name}: {peer.name}")
             result = _result(case, peer)
             report.results.append(result)
-            why_not = peer.missing() or (None if peer.supports(case) else "not supported for this case")
+            why_not = peer.missing() or (None if peer.runs(case) else "not supported for this case")
             if why_not:
                 result.note = why_not
                 _tell(progress, 1, "")
                 continue
             out = dev.output(case)
             try:
-                fn = peer.make(x, out)
+                fn = peer.factory(case, x, out)
                 fn()
             except Exception as exc:  # a peer that fails is reported, not fatal
                 result.note = f"failed: {type(exc).__name__}: {exc}"[:200]

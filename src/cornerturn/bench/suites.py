@@ -15,12 +15,21 @@ from ..dtypes import itemsize_of
 class Case:
     shape: tuple[int, ...]
     dtype: str
+    axes: tuple[int, ...] | None = None  # a permutation of the axes (permute_dims); None: the last two swapped
 
     @property
     def name(self) -> str:
+        if self.axes is not None:
+            return f"{self.dtype} {'x'.join(map(str, self.shape))} ({','.join(map(str, self.axes))})"
         *batch, rows, cols = self.shape
         matrix = f"{rows}x{cols}"
         return f"{self.dtype} {batch[0]} x ({matrix})" if batch else f"{self.dtype} {matrix}"
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        if self.axes is None:
+            return (*self.shape[:-2], self.shape[-1], self.shape[-2])
+        return tuple(self.shape[a] for a in self.axes)
 
     @property
     def itemsize(self) -> int:
@@ -65,6 +74,17 @@ SUITES: dict[str, tuple[Case, ...]] = {
 }
 
 
+# permute_dims: layout changes users make (NCHW <-> NHWC, attention heads <-> tokens, 3- to 6-D); with --seed the
+# random permutations of random_permutations follow
+SUITES["permute"] = (
+    Case((64, 256, 56, 56), "float16", (0, 2, 3, 1)), Case((64, 56, 56, 256), "float16", (0, 3, 1, 2)),
+    Case((32, 3, 512, 512), "float32", (0, 2, 3, 1)), Case((8, 32, 4096, 128), "bfloat16", (0, 2, 1, 3)),
+    Case((8, 4096, 32, 128), "bfloat16", (0, 2, 3, 1)), Case((512, 512, 512), "float32", (2, 1, 0)),
+    Case((512, 512, 512), "float32", (0, 2, 1)), Case((16,) * 6, "float32", (5, 3, 1, 4, 0, 2)),
+    Case((256, 256, 64, 64), "int8", (3, 2, 1, 0)),
+)
+PERMUTE = "permute"
+
 RANDOM = "random"  # the suite drawn from --seed: random_cases
 NAMES = (*SUITES, RANDOM)
 
@@ -108,8 +128,41 @@ def random_cases(seed: int, count: int, device: str) -> tuple[Case, ...]:
     return tuple(cases)
 
 
+# Random permutations: bytes log-uniform in these ranges (GPU, CPU), rank 3 to 6, each axis's share of the elements
+# log-uniform (every axis at least 2), a random permutation other than the identity, element sizes equally likely
+PERMUTE_BYTES = {"cuda": (32 << 20, 512 << 20), "cpu": (16 << 20, 128 << 20)}
+PERMUTE_RANKS = (3, 6)
+
+
+def random_permutations(seed: int, count: int, device: str) -> tuple[Case, ...]:
+    """`count` permutation cases drawn from `seed` for `device`; the same seed gives the same cases."""
+    if count < 1:
+        raise ValueError(f"cases: need at least 1, got {count}")
+    if device not in PERMUTE_BYTES:
+        raise ValueError(f"device: expected one of {', '.join(PERMUTE_BYTES)}, got {device!r}")
+    rng = np.random.default_rng(seed)
+    lo, hi = PERMUTE_BYTES[device]
+    cases = []
+    for _ in range(count):
+        itemsize = int(rng.choice(list(RANDOM_DTYPES)))
+        dtype = str(rng.choice(RANDOM_DTYPES[itemsize]))
+        elements = int(_log_uniform(rng, lo, hi)) // itemsize
+        rank = int(rng.integers(PERMUTE_RANKS[0], PERMUTE_RANKS[1] + 1))
+        weights = rng.random(rank) + 0.1
+        logs = math.log(elements / 2**rank) * weights / weights.sum()
+        shape = tuple(max(2, round(2 * math.exp(v))) for v in logs)
+        axes = tuple(int(a) for a in rng.permutation(rank))
+        while axes == tuple(range(rank)):
+            axes = tuple(int(a) for a in rng.permutation(rank))
+        cases.append(Case(shape, dtype, axes))
+    return tuple(cases)
+
+
 def suite(name: str, *, seed: int | None = None, count: int | None = None, device: str = "cuda") -> tuple[Case, ...]:
-    """A named suite, or the random one drawn from `seed` (`count` cases, sized for `device`)."""
+    """A named suite, or the random one drawn from `seed` (`count` cases, sized for `device`); the permute suite
+    with a seed is followed by `count` random permutations."""
+    if name == PERMUTE and seed is not None:
+        return SUITES[PERMUTE] + random_permutations(seed, count or (32 if device == "cuda" else 12), device)
     if name == RANDOM:
         if seed is None:
             raise ValueError("suite random: needs a seed (--seed)")

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..arrays import ArrayView, contiguous_strides, view_of
 from ..dtypes import host_word_dtype
-from ..problem import Problem, canonical
+from ..problem import Permutation, Problem, canonical
 
 PARALLEL_MIN_ELEMENTS = 256 * 256
 NUMPY_MAX_ELEMENTS = 100 * 100
@@ -127,7 +127,11 @@ def packable(problem: Problem) -> bool:
             and problem.rows >= 8 and problem.cols >= 8)
 
 
-def choose_variant(problem: Problem) -> CpuPlan:
+def choose_variant(problem: Problem | Permutation):
+    if isinstance(problem, Permutation):
+        from .permute import plan
+
+        return plan(problem)
     if problem.kind == "empty":
         return CpuPlan("empty", "nothing to move")
     geometry = Geometry.of(problem)
@@ -160,6 +164,8 @@ def run_numpy(plan: CpuPlan, x: np.ndarray, out: np.ndarray) -> bool:
 
     Returns False (having written nothing) where the path does not apply; `run` then takes over.
     """
+    if not isinstance(plan, CpuPlan):
+        return False  # a general permutation: run() takes it
     g = plan.geometry
     if g is None or len(g.offsets) != 1 or g.offsets[0][0] != 0:
         return False
@@ -184,8 +190,13 @@ def run_numpy(plan: CpuPlan, x: np.ndarray, out: np.ndarray) -> bool:
     return True
 
 
-def run(plan: CpuPlan, x: ArrayView, out: ArrayView) -> None:
+def run(plan, x: ArrayView, out: ArrayView) -> None:
     """Run `plan` from the host array `x` into the C-contiguous host array `out`."""
+    if not isinstance(plan, CpuPlan):
+        from .permute import run as run_permutation
+
+        run_permutation(plan, x, out)
+        return
     g = plan.geometry
     if g is None:
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from ..errors import BackendUnavailableError
-from ..problem import Problem
+from ..problem import Permutation, Problem
 
 
 def _require() -> None:
@@ -32,11 +32,15 @@ TABLE_MIN_BYTES = 1 << 20  # smaller matrices keep the heuristic's small tiles (
 
 
 @functools.lru_cache(maxsize=4096)
-def choose(problem: Problem, device: str, word: int | None = None, autotune: bool = False):
+def choose(problem: Problem | Permutation, device: str, word: int | None = None, autotune: bool = False):
     """The engine plan for `problem` on `device`: a tuned configuration from the cache if there is one
     (measured now if `autotune`), else the planner's table for this GPU (engine.table) where the problem is of a
     class it holds, else the heuristic's. `word` fixes the word (narrower, where an address is not aligned)."""
     _require()
+    if isinstance(problem, Permutation):
+        from . import permute
+
+        return permute.build(problem, word or permute.natural_word(problem))
     from .configs import natural_word
     from .plan import build
     from .tune import tuned_config

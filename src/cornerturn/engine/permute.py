@@ -1,0 +1,122 @@
+"""The engine's plan for a general Permutation: the tile's sides (cornerturn.tiling), a tile shape, and the
+launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from ..problem import Permutation
+from ..tiling import Axis, Sides, split, widest_word
+from . import plan as engine_plan
+from .configs import MAX_BLOCK, TILE_BYTES, _pow2_at_least, _pow2_at_most
+from .launch import Launch
+from .plan import EnginePlan, alignment
+
+REST_IN_LAUNCH = 4  # rest axes a launch decomposes from its program id; outer ones are separate launches
+SIDE_BYTES = 256  # each side aims at runs of 256 bytes: two 128-byte lines a row of the tile
+
+
+@dataclass(frozen=True)
+class PermuteConfig:
+    """A permute_tiles launch: BLOCK_A (output side) x BLOCK_B (input side) words, num_warps warps."""
+
+    block_a: int
+    block_b: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        for name in ("block_a", "block_b"):
+            v = getattr(self, name)
+            if v < 1 or v > MAX_BLOCK or v & (v - 1):
+                raise ValueError(f"PermuteConfig.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"PermuteConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+
+    @property
+    def name(self) -> str:
+        return f"permute{self.block_a}x{self.block_b}-w{self.num_warps}"
+
+
+def natural_word(perm: Permutation) -> int:
+    return widest_word(perm)
+
+
+def heuristic(sides: Sides) -> PermuteConfig:
+    """Tiles of about TILE_BYTES: each side SIDE_BYTES long where its axes allow, the spare given to the other."""
+    words = TILE_BYTES // sides.word
+    target = max(16, SIDE_BYTES // sides.word)
+    block_a = min(_pow2_at_least(sides.size_a), target)
+    block_b = min(_pow2_at_least(sides.size_b), _pow2_at_most(words // block_a), MAX_BLOCK)
+    block_a = min(_pow2_at_least(sides.size_a), _pow2_at_most(words // block_b), MAX_BLOCK)
+    warps = 8 if block_a * block_b * sides.word >= 16 * 1024 else 4
+    return PermuteConfig(block_a, block_b, warps)
+
+
+def _pad(values: list[int], n: int) -> list[int]:
+    return values + [1] * (n - len(values))
+
+
+def _contig(first: Axis, count: int, block: int, unit: bool) -> int:
+    """How many neighbouring indices of a side are neighbours in memory (its first axis of unit stride; `count` is 1
+    where the side's offsets are one linear index)."""
+    if not unit:
+        return 1
+    if count == 1:
+        return block
+    return min(block, first.extent & -first.extent)
+
+
+def chained(axes: tuple[Axis, ...]) -> bool:
+    """Whether the axes (innermost first) lie end to end in the input: their offsets are then index x first stride."""
+    return all(outer.in_stride == inner.in_stride * inner.extent for inner, outer in zip(axes, axes[1:]))
+
+
+def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Launch:
+    from .permute_kernel import permute_tiles
+
+    a, b = sides.a, sides.b
+    tiles_a = math.ceil(sides.size_a / config.block_a)
+    tiles_b = math.ceil(sides.size_b / config.block_b)
+    rest_in = math.prod(axis.extent for axis in rest)
+    programs = rest_in * tiles_a * tiles_b
+    reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (*a, *b, *rest))
+    wide = reach + config.block_a + config.block_b >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
+    ins = [axis.in_stride for axis in rest]
+    outs = [axis.out_stride for axis in rest]
+    na_in = 1 if chained(a) else len(a)
+    nb_in = 1 if chained(b) else len(b)
+    contig_ia = _contig(a[0], na_in, config.block_a, a[0].in_stride == 1)
+    contig_ib = _contig(b[0], nb_in, config.block_b, b[0].in_stride == 1)
+    align_ia = alignment(*([contig_ia] if contig_ia > 1 else [a[0].in_stride]),
+                         *(x.in_stride for x in a[1:]), *ins)
+    align_ib = alignment(*([contig_ib] if contig_ib > 1 else [b[0].in_stride]), *(x.in_stride for x in b[1:]))
+    ints = (*_pad([x.extent for x in a[:-1]], 2), *_pad([x.in_stride for x in a], 3),
+            *_pad([x.extent for x in b[:-1]], 2), *_pad([x.in_stride for x in b], 3),
+            *_pad([x.out_stride for x in b], 3),
+            *_pad([x.extent for x in rest[:-1]], 3), *_pad(ins, 4), *_pad(outs, 4),
+            sides.size_a, sides.size_b, tiles_a, tiles_b)
+    constexprs = {"NA_IN": na_in, "NB": len(b), "NB_IN": nb_in, "NR": len(rest),
+                  "BLOCK_A": config.block_a, "BLOCK_B": config.block_b,
+                  "CONTIG_IA": contig_ia, "ALIGN_IA": align_ia, "CONTIG_IB": contig_ib, "ALIGN_IB": align_ib,
+                  "ALIGN_OA": alignment(config.block_a, *outs), "CONTIG_OB": 1,
+                  "ALIGN_OB": alignment(*(x.out_stride for x in b)), "WIDE": wide}
+    return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)
+
+
+def build(perm: Permutation, word: int, config: PermuteConfig | None = None, reason: str | None = None) -> EnginePlan:
+    sides = split(perm, word, max(16, SIDE_BYTES // word))
+    if config is None:
+        config = heuristic(sides)
+        reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
+                            f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes")
+    plan = EnginePlan(perm, config, word, reason or "given")
+    inner, outer = sides.rest[:REST_IN_LAUNCH], sides.rest[REST_IN_LAUNCH:]
+    if outer and math.prod(x.extent for x in inner) * sides.size_a * sides.size_b >= 2**31:
+        raise ValueError("a permutation this large with more than four tile-less axes is not supported")
+    launch = _launch(sides, config, inner)
+    for index in itertools.product(*(range(x.extent) for x in outer)):
+        plan.pieces.append((sum(i * x.in_stride for i, x in zip(index, outer)) * word,
+                            sum(i * x.out_stride for i, x in zip(index, outer)) * word, launch))
+    return plan

@@ -1,0 +1,85 @@
+"""Triton kernel of general permutations (cornerturn.tiling says how a permutation becomes a tile's two sides).
+
+permute_tiles: one program per BLOCK_B x BLOCK_A tile of one index of the rest axes, on a 1-D grid. Side A is the
+output's innermost axes, so the store runs along A through contiguous output; side B is the input's fastest axes,
+so the load runs along B (coalesced where B's first axis has unit stride); Triton moves the tile between the two
+layouts through shared memory. B is the tile's first axis: where the compiler cannot tell which way an access is
+contiguous it takes the first, so loads whose runs are short or odd still walk B. Each side's offsets are computed
+once per program as a vector (up to three axes each, a digit per axis; one linear index where the side's axes are
+laid end to end in that array: NA_IN, NB_IN); the hints (CONTIG_*, ALIGN_*) tell the compiler how long the
+contiguous runs of each vector are and what divides their first offsets, so that accesses widen where they allow.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _offsets(idx, e0, e1, s0, s1, s2, N: tl.constexpr):
+    """sum(digit_k * s_k) of linear indices `idx` over N axes of extents (e0, e1, ...), innermost first."""
+    if N == 1:
+        return idx * s0
+    d0 = idx % e0
+    upper = idx // e0
+    if N == 2:
+        return d0 * s0 + upper * s1
+    return d0 * s0 + (upper % e1) * s1 + (upper // e1) * s2
+
+
+@triton.jit
+def _rest_offsets(r, e0, e1, e2, s0, s1, s2, s3, N: tl.constexpr):
+    """The same for a scalar index over N rest axes (up to four)."""
+    if N == 0:
+        return r * 0
+    if N == 1:
+        return r * s0
+    off = (r % e0) * s0
+    r = r // e0
+    if N == 2:
+        return off + r * s1
+    off += (r % e1) * s1
+    r = r // e1
+    if N == 3:
+        return off + r * s2
+    return off + (r % e2) * s2 + (r // e2) * s3
+
+
+@triton.jit
+def _hinted(v, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
+    if ALIGN > 1:
+        v = tl.multiple_of(v, ALIGN)
+    if CONTIG > 1:
+        v = tl.max_contiguous(v, CONTIG)
+    return v
+
+
+@triton.jit
+def permute_tiles(x_ptr, out_ptr,
+                  ea0, ea1, ia0, ia1, ia2,
+                  eb0, eb1, ib0, ib1, ib2, ob0, ob1, ob2,
+                  er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
+                  size_a, size_b, tiles_a, tiles_b,
+                  NA_IN: tl.constexpr, NB: tl.constexpr, NB_IN: tl.constexpr, NR: tl.constexpr,
+                  BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
+                  CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
+                  ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr):
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
+        pid = pid.to(tl.int64)
+    ta = pid % tiles_a
+    t = pid // tiles_a
+    tb = t % tiles_b
+    r = t // tiles_b
+    in_base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
+    out_base = _rest_offsets(r, er0, er1, er2, or0, or1, or2, or3, NR)
+    a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
+    b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
+    in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
+    out_a = _hinted(out_base + a, BLOCK_A, ALIGN_OA)
+    in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
+    out_b = _hinted(_offsets(b, eb0, eb1, ob0, ob1, ob2, NB), CONTIG_OB, ALIGN_OB)
+    mask = (b < size_b)[:, None] & (a < size_a)[None, :]
+    tile = tl.load(x_ptr + in_b[:, None] + in_a[None, :], mask=mask)
+    tl.store(out_ptr + out_b[:, None] + out_a[None, :], tile, mask=mask)

@@ -1,0 +1,100 @@
+"""The two sides of a general permutation's tile, for every backend.
+
+A Permutation's fused axes are moved as machine words. A run that is contiguous on both sides (the output's last
+axis where the input walks it with unit stride) is one wide element, split into words. The tile then spans two
+sides: A, the output's innermost axes (its offsets in the output are the linear index: stores run along A), and
+B, the input's fastest axes among the rest (loads run along B); every other axis indexes tiles (the rest).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .problem import Permutation
+
+MAX_SIDE_AXES = 3  # axes fused into one side of the tile (cuTT's "packed" plans)
+
+
+@dataclass(frozen=True)
+class Axis:
+    extent: int
+    in_stride: int  # words
+    out_stride: int  # words
+
+
+@dataclass(frozen=True)
+class Sides:
+    """A tile's sides and the rest, each innermost first, in words of `word` bytes."""
+
+    word: int
+    a: tuple[Axis, ...]
+    b: tuple[Axis, ...]
+    rest: tuple[Axis, ...]
+
+    @property
+    def size_a(self) -> int:
+        return math.prod(axis.extent for axis in self.a)
+
+    @property
+    def size_b(self) -> int:
+        return math.prod(axis.extent for axis in self.b)
+
+    @property
+    def size_rest(self) -> int:
+        return math.prod(axis.extent for axis in self.rest)
+
+
+def element_bytes(perm: Permutation) -> int:
+    """Bytes that move as one unit: the element, or the run contiguous on both sides that the last axis makes."""
+    if perm.in_strides[-1] == perm.itemsize:
+        return perm.itemsize * perm.extents[-1]
+    return perm.itemsize
+
+
+def widest_word(perm: Permutation, *addresses: int, widest: int = 8) -> int:
+    """The widest word (8, 4, 2, 1 bytes, at most `widest`) dividing the unit, every stride and address."""
+    unit = element_bytes(perm)
+    strides = perm.in_strides[:-1] if unit != perm.itemsize else perm.in_strides  # the unit's own stride is inside it
+    g = 0
+    for v in (unit, *strides, *addresses):
+        g = math.gcd(g, abs(int(v)))
+    return next(w for w in (8, 4, 2, 1) if w <= widest and g % w == 0)
+
+
+def word_axes(perm: Permutation, word: int) -> list[Axis]:
+    """The permutation's axes in words, in the output's order (outermost first): the unit's words last."""
+    unit = element_bytes(perm)
+    shared = unit != perm.itemsize
+    extents = perm.extents[:-1] if shared else perm.extents
+    in_strides = perm.in_strides[:-1] if shared else perm.in_strides
+    words = unit // word
+    axes, step = [], words
+    for extent, stride in zip(reversed(extents), reversed(in_strides)):
+        axes.append(Axis(extent, stride // word, step))
+        step *= extent
+    axes.reverse()
+    if words > 1:
+        axes.append(Axis(words, 1, 1))
+    return axes
+
+
+def split(perm: Permutation, word: int, target: int) -> Sides:
+    """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
+    next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides."""
+    axes = word_axes(perm, word)
+    left = list(range(len(axes)))
+    a: list[int] = []
+    while left and len(a) < MAX_SIDE_AXES and math.prod(axes[i].extent for i in a) < target:
+        candidate = left[-1]
+        fastest = min(left, key=lambda i: (abs(axes[i].in_stride), -i))
+        if a and (candidate == fastest or len(left) == 1):  # B keeps at least one axis
+            break
+        a.append(left.pop())
+    b: list[int] = []
+    for i in sorted(left, key=lambda i: (abs(axes[i].in_stride), -i)):
+        if len(b) == MAX_SIDE_AXES or (b and math.prod(axes[j].extent for j in b) >= target):
+            break
+        b.append(i)
+    rest = [i for i in reversed(left) if i not in b]
+    return Sides(word, tuple(axes[i] for i in a), tuple(axes[i] for i in b), tuple(axes[i] for i in rest))

@@ -1,0 +1,323 @@
+"""permute_dims: the canonical form, the tile's sides, the general kernel under TRITON_INTERPRET=1 (every plan shape:
+fused to a transpose, general tile, sides of several axes, a shared run as a wide element, rest axes past a launch's
+four), the CPU engine on random ranks, sizes, strides and permutations (hypothesis), and the errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import assert_bits_equal, poisoned, random_bits
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import cornerturn
+from cornerturn.problem import Permutation, Problem, canonical, canonical_permutation, check_axes
+from cornerturn.tiling import element_bytes, split, widest_word
+
+
+def c_strides(shape, itemsize):
+    return tuple(int(np.prod(shape[k + 1:], dtype=np.int64)) * itemsize for k in range(len(shape)))
+
+
+def canon(shape, axes, itemsize=4):
+    return canonical_permutation(shape, c_strides(shape, itemsize), itemsize, axes)
+
+
+def reference(x, axes):
+    return np.transpose(x, axes).copy(order="C")
+
+
+# ---- canonical form -------------------------------------------------------------------------------------------
+
+
+def test_nchw_to_nhwc_is_a_batched_transpose():
+    p = canon((64, 3, 50, 40), (0, 2, 3, 1))
+    assert p == Problem("transpose", (64,), (3 * 2000 * 4,), 3, 2000, 2000 * 4, 4, 4)
+
+
+def test_heads_and_tokens_swap_is_a_permutation_with_a_wide_unit():
+    p = canon((8, 32, 40, 16), (0, 2, 1, 3), itemsize=2)
+    assert isinstance(p, Permutation)
+    assert p.extents == (8, 40, 32, 16) and element_bytes(p) == 32 and widest_word(p) == 8
+
+
+def test_reversal_of_three_axes_is_general():
+    p = canon((5, 6, 7), (2, 1, 0))
+    assert p == Permutation((7, 6, 5), (4, 28, 168), 4)
+    assert p.out_strides == (120, 20, 4)
+
+
+def test_identity_size_one_and_zero_size():
+    assert canon((3, 4, 5), (0, 1, 2)).kind == "copy"
+    assert canon((3, 1, 5), (1, 2, 0)) == canon((3, 5), (1, 0))  # the size-1 axis vanishes
+    assert canon((3, 0, 5), (2, 0, 1)).kind == "empty"
+    assert canon((), ()).kind == "copy" and canon((7,), (0,)).kind == "copy"
+
+
+def test_transpose_axes_give_the_transpose_problem():
+    for shape in [(31, 33), (4, 17, 40), (2, 3, 5, 7)]:
+        strides = c_strides(shape, 8)
+        axes = (*range(len(shape) - 2), len(shape) - 1, len(shape) - 2)
+        assert canonical_permutation(shape, strides, 8, axes) == canonical(shape, strides, 8)
+
+
+def test_batches_that_stay_apart_go_to_the_general_kernel():
+    # (2,0,1,3) of a 4-D array: a copy of 67-element runs over two batch axes that do not fuse
+    assert isinstance(canon((183, 334, 9, 67), (2, 0, 1, 3), 8), Permutation)
+
+
+@pytest.mark.parametrize("axes, error, words", [
+    ((0, 0, 1), ValueError, "not a permutation"), ((0, 1), ValueError, "has 2 entries"),
+    ((0, 1, 3), ValueError, "not a permutation"), ((0, 1, 2.0), TypeError, "expected ints"),
+    ((True, 0, 1), TypeError, "expected ints"), (5, TypeError, "sequence"),
+])
+def test_check_axes_errors(axes, error, words):
+    with pytest.raises(error, match=words):
+        check_axes(axes, 3)
+
+
+def test_check_axes_negative():
+    assert check_axes((-1, 0, -2), 3) == (2, 0, 1)
+
+
+# ---- sides ----------------------------------------------------------------------------------------------------
+
+
+def test_sides_of_a_six_axis_permutation():
+    p = canon((16,) * 6, (5, 3, 1, 4, 0, 2))
+    sides = split(p, 4, 64)
+    assert [a.in_stride for a in sides.a] == [16**3, 16**5]  # the output's innermost two: axes 2 and 0
+    assert [b.in_stride for b in sides.b] == [1, 16]  # the input's fastest two: axes 5 and 4
+    assert sides.size_a * sides.size_b * sides.size_rest == 16**6
+
+
+def test_sides_keep_the_input_fastest_axis_for_b():
+    p = canon((5, 6, 7), (2, 1, 0))
+    sides = split(p, 4, 10**6)  # a target no side reaches: A must still stop before the input's fastest axis
+    assert [a.extent for a in sides.a] == [5, 6] and [b.extent for b in sides.b] == [7]
+
+
+# ---- the GPU kernel in the interpreter ------------------------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def run_engine(x: np.ndarray, axes, config=None, wide: bool = False) -> np.ndarray:
+    """permute_dims of `x` by the engine's general kernel in the interpreter, from a copy of x's bytes."""
+    from cornerturn.engine import permute
+    from cornerturn.engine import plan as engine_plan
+
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    assert isinstance(p, Permutation), p
+    word = permute.natural_word(p)
+    saved = engine_plan.WIDE_FROM
+    engine_plan.WIDE_FROM = 0 if wide else saved
+    try:
+        plan = permute.build(p, word, config)
+    finally:
+        engine_plan.WIDE_FROM = saved
+    lo = sum(min(0, (e - 1) * s) for e, s in zip(x.shape, x.strides))
+    hi = sum(max(0, (e - 1) * s) for e, s in zip(x.shape, x.strides)) + x.itemsize
+    start = x.__array_interface__["data"][0] + lo
+    raw = np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint8 * (hi - lo)).from_address(start)).copy()
+    want = reference(x, axes)
+    out_raw = poisoned((want.nbytes + word,), np.uint8)
+    x_t = torch.from_numpy(raw.view(WORD_NUMPY[word]))
+    out_t = torch.from_numpy(out_raw.view(WORD_NUMPY[word]))
+    for x_offset, out_offset, launch in plan.pieces:
+        assert launch.constexprs["WIDE"] or not wide
+        launch.run_tensors(x_t[(x_offset - lo) // word:], out_t[out_offset // word:])
+    assert (out_raw[want.nbytes:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
+    return out_raw[:want.nbytes].view(x.dtype).reshape(want.shape)
+
+
+ENGINE_CASES = [
+    ((5, 6, 7), (2, 1, 0), np.float32),  # one axis a side
+    ((3, 4, 5, 6), (0, 2, 1, 3), np.uint16),  # a shared run: a wide unit of 12 bytes
+    ((4, 3, 5, 7), (3, 1, 0, 2), np.uint8),
+    ((2, 3, 2, 3, 2, 3), (5, 3, 1, 4, 0, 2), np.float32),  # sides of several axes
+    ((6, 5, 4, 3), (3, 2, 1, 0), np.float64),
+    ((3, 5, 7, 2), (1, 3, 0, 2), np.complex128),  # 16-byte elements as two words
+    ((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), np.uint8),  # more rest axes than a launch walks: several launches
+    ((2, 3, 40, 8), (0, 2, 1, 3), np.float16),
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype", ENGINE_CASES, ids=str)
+def test_general_kernel(shape, axes, dtype, rng):
+    x = random_bits(shape, dtype, rng)
+    assert_bits_equal(run_engine(x, axes), reference(x, axes))
+
+
+def test_general_kernel_strided_negative_wide_and_small_tiles(rng):
+    from cornerturn.engine.permute import PermuteConfig
+
+    base = random_bits((6, 10, 7, 4), np.float32, rng)
+    x = base[::-1, ::2, :, ::-1]
+    for config in (None, PermuteConfig(2, 4), PermuteConfig(8, 2)):
+        assert_bits_equal(run_engine(x, (2, 0, 3, 1), config), reference(x, (2, 0, 3, 1)))
+    assert_bits_equal(run_engine(x, (3, 1, 2, 0), wide=True), reference(x, (3, 1, 2, 0)))
+
+
+def test_permute_config_validates():
+    from cornerturn.engine.permute import PermuteConfig
+
+    with pytest.raises(ValueError, match="power of two"):
+        PermuteConfig(3, 4)
+    with pytest.raises(ValueError, match="num_warps"):
+        PermuteConfig(4, 4, 3)
+
+
+@st.composite
+def strided_permutations(draw, max_rank: int, max_side: int):
+    dtype = draw(st.sampled_from([np.uint8, np.int16, np.float32, np.float64, np.complex128]))
+    rank = draw(st.integers(0, max_rank))
+    shape = tuple(draw(st.integers(0 if k == 0 else 1, max_side)) for k in range(rank))
+    steps = tuple(draw(st.sampled_from([1, 1, 2, -1])) for _ in range(rank))
+    axes = tuple(draw(st.permutations(range(rank))))
+    return dtype, shape, steps, axes, draw(st.integers(0, 2**32 - 1))
+
+
+def _strided(dtype, shape, steps, seed):
+    base = random_bits(tuple(max(1, s * abs(k)) for s, k in zip(shape, steps)), dtype, np.random.default_rng(seed))
+    return base[(..., *(slice(None, s * abs(k), k) if k > 0 else slice(None, None, k) for s, k in zip(shape, steps)))]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strided_permutations(max_rank=5, max_side=5))
+def test_general_kernel_random(case):
+    dtype, shape, steps, axes, seed = case
+    x = _strided(dtype, shape, steps, seed)
+    x = x[tuple(slice(0, s) for s in shape)] if x.ndim else x
+    if isinstance(canonical_permutation(x.shape, x.strides, x.itemsize, axes), Permutation):
+        assert_bits_equal(run_engine(x, axes), reference(x, axes))
+
+
+# ---- the public function on the CPU ---------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strided_permutations(max_rank=6, max_side=9))
+def test_permute_dims_random(case):
+    dtype, shape, steps, axes, seed = case
+    x = _strided(dtype, shape, steps, seed)
+    x = x[tuple(slice(0, s) for s in shape)] if x.ndim else x
+    got = cornerturn.permute_dims(x, axes)
+    want = reference(x, axes)
+    assert got.shape == want.shape and got.flags.c_contiguous
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("shape, axes, dtype", [
+    ((40, 50, 60), (2, 1, 0), np.float32), ((12, 10, 9, 8, 7), (4, 2, 0, 3, 1), np.uint8),
+    ((4, 32, 30, 16), (0, 2, 1, 3), np.float16), ((30, 20, 20), (1, 2, 0), np.complex128),
+    ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64),
+], ids=str)
+def test_permute_dims_cpu_kernels(shape, axes, dtype, rng):
+    x = random_bits(shape, dtype, rng)
+    planned = cornerturn.plan(shape, dtype, axes=axes)
+    assert planned.method not in ("numpy", "numpy-copy")  # a compiled kernel: the general one or the tile kernels
+    out = poisoned(reference(x, axes).shape, dtype)
+    assert cornerturn.permute_dims(x, axes, out=out) is out
+    assert_bits_equal(out, reference(x, axes))
+    assert_bits_equal(cornerturn.permute_dims(x[::-1], axes), reference(x[::-1], axes))
+
+
+def test_plan_with_axes_executes_and_says_what_it_runs(rng):
+    x = random_bits((20, 30, 40), np.float32, rng)
+    planned = cornerturn.plan(x.shape, x.dtype, axes=(2, 0, 1))
+    assert planned.out_shape == (40, 20, 30) and "axes=(2, 0, 1)" in repr(planned)
+    out = poisoned((40, 20, 30), np.float32)
+    planned.execute(x, out)
+    assert_bits_equal(out, reference(x, (2, 0, 1)))
+    with pytest.raises(ValueError, match="shape"):
+        planned.execute(x, poisoned((40, 30, 20), np.float32))
+
+
+def test_errors_write_nothing(rng):
+    x = random_bits((3, 4, 5), np.float32, rng)
+    kept = x.copy()
+    for out, error, words in [
+        (poisoned((5, 4, 3), np.float32), ValueError, "permuted by axes"),
+        (poisoned((5, 3, 4), np.float64), TypeError, "dtype"),
+        (poisoned((5, 3, 8), np.float32)[:, :, ::2], ValueError, "C-contiguous"),
+    ]:
+        before = out.copy()
+        with pytest.raises(error, match=words):
+            cornerturn.permute_dims(x, (2, 0, 1), out=out)
+        assert_bits_equal(out, before)
+    readonly = poisoned((5, 3, 4), np.float32)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="cannot be written"):
+        cornerturn.permute_dims(x, (2, 0, 1), out=readonly)
+    with pytest.raises(ValueError, match="overlaps"):
+        cornerturn.permute_dims(x, (0, 1, 2), out=x)
+    with pytest.raises(ValueError, match="not a permutation"):
+        cornerturn.permute_dims(x, (2, 2, 1))
+    assert_bits_equal(x, kept)
+
+
+def test_masked_array_keeps_its_mask(rng):
+    data = random_bits((3, 4, 5), np.float32, rng)
+    mask = rng.random((3, 4, 5)) < 0.3
+    got = cornerturn.permute_dims(np.ma.MaskedArray(data, mask=mask), (1, 2, 0))
+    assert_bits_equal(got.data, reference(data, (1, 2, 0)))
+    assert (got.mask == reference(mask, (1, 2, 0))).all()
+
+
+def test_torch_tensors_autograd_and_compile():
+    x = torch.randn(3, 4, 5, dtype=torch.float64, requires_grad=True)
+    y = cornerturn.permute_dims(x, (2, 0, 1))
+    assert torch.equal(y, x.permute(2, 0, 1)) and y.is_contiguous()
+    weights = torch.randn_like(y)
+    (y * weights).sum().backward()
+    assert torch.equal(x.grad, weights.permute(1, 2, 0))
+    with pytest.raises(ValueError, match="keeps no gradient"):
+        cornerturn.permute_dims(x, (2, 0, 1), out=torch.empty(5, 3, 4, dtype=torch.float64))
+    z = torch.randn(4, 5, 6)
+    assert torch.equal(cornerturn.permute_dims(z, (1, -1, 0)), z.permute(1, 2, 0))
+
+
+@pytest.mark.full
+def test_torch_compile_holds_one_node():
+    compiled = torch.compile(lambda t: cornerturn.permute_dims(t, (1, 2, 0)) * 2, fullgraph=True)
+    z = torch.randn(4, 5, 6)
+    assert torch.equal(compiled(z), z.permute(1, 2, 0) * 2)
+
+
+def test_jax_arrays_and_traced_calls():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    x = jnp.arange(60.0).reshape(3, 4, 5)
+    assert (np.asarray(cornerturn.permute_dims(x, (2, 0, 1))) == np.transpose(np.asarray(x), (2, 0, 1))).all()
+    traced = jax.jit(lambda t: cornerturn.permute_dims(t, (1, 2, 0)))(x)
+    assert (np.asarray(traced) == np.transpose(np.asarray(x), (1, 2, 0))).all()
+
+
+def test_random_permutation_suite_is_drawn_from_its_seed():
+    from cornerturn.bench.suites import PERMUTE_BYTES, random_permutations, suite
+
+    cases = random_permutations(5, 20, "cpu")
+    assert cases == random_permutations(5, 20, "cpu") and cases != random_permutations(6, 20, "cpu")
+    lo, hi = PERMUTE_BYTES["cpu"]
+    for case in cases:
+        assert 3 <= len(case.shape) <= 6 and sorted(case.axes) == list(range(len(case.shape)))
+        assert case.axes != tuple(range(len(case.shape)))
+        assert lo / 4 <= case.nbytes <= hi * 1.5
+        assert case.out_shape == tuple(case.shape[a] for a in case.axes)
+    assert len(suite("permute", seed=5, count=3, device="cpu")) == len(suite("permute")) + 3
+
+
+def test_bench_runs_a_permutation_on_the_cpu():
+    from cornerturn.bench.runner import run_suite
+    from cornerturn.bench.suites import Case
+
+    report = run_suite([Case((30, 40, 50), "float32", (2, 0, 1))], "cpu", "permute", repeats=1)
+    ours = report.get(report.cases()[0], "cornerturn")
+    assert ours.verified is True and ours.median_s > 0
+    assert math.isclose(ours.bytes_moved, 2 * 30 * 40 * 50 * 4)
