@@ -289,3 +289,19 @@ def test_autograd_and_torch_compile_on_cuda(gen):
     graphed = torch.compile(f, fullgraph=True, mode="reduce-overhead")  # CUDA graphs under torch.compile
     for _ in range(3):
         assert same(graphed(a), a.t())
+
+
+@pytest.mark.parametrize("shape, axes", [((64, 3, 40, 50), (0, 2, 3, 1)), ((5, 6, 7, 8), (3, 1, 0, 2)),
+                                         ((4, 9, 33, 16), (0, 2, 1, 3)), ((2, 3, 2, 3, 2, 3), (5, 3, 1, 4, 0, 2)),
+                                         ((30, 1, 17), (2, 1, 0))], ids=str)
+def test_permute_dims_on_the_gpu(shape, axes, gen):
+    for dtype in (torch.int8, torch.bfloat16, torch.float32, torch.complex128):
+        x = rand_bits(shape, dtype, gen)
+        for view in (x, x[::2], x[..., 1:]):
+            got = cornerturn.permute_dims(view, axes)
+            assert got.is_contiguous() and torch.equal(as_bytes(got), as_bytes(view.permute(axes)))
+    x = rand_bits(shape, torch.float32, gen).requires_grad_()
+    weights = torch.randn([shape[a] for a in axes], device=DEV)
+    (cornerturn.permute_dims(x, axes) * weights).sum().backward()
+    inverse = [axes.index(k) for k in range(len(axes))]
+    assert torch.equal(x.grad, weights.permute(inverse))
