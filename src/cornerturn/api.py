@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import ArrayView, contiguous_strides, empty_like_library, finish, view_of
+from .arrays import ArrayView, byte_range, contiguous_strides, empty_like_library, finish, view_of
 from .dtypes import canonical_name, itemsize_of, numpy_name
 from .problem import Permutation, Problem, canonical_permutation, check_axes
 
@@ -101,7 +101,7 @@ class Plan:
         self._backend = _backend_plan(self.problem, device)
         self._index = int(device.split(":")[1]) if device != "cpu" else -1
         self._elem_strides = tuple(s // self.itemsize for s in strides)
-        self._x_extent = _extent(shape, strides, self.itemsize)
+        self._x_extent = byte_range(shape, strides, self.itemsize)
         self._out_nbytes = math.prod(shape) * self.itemsize
 
     def _torch_cuda(self, x: Any, out: Any) -> Any:
@@ -251,19 +251,6 @@ def _engine_run_pointers():
     return run_pointers
 
 
-def _extent(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:
-    """Byte offsets [lo, hi) that an array of `shape` and `strides` covers, relative to its first element."""
-    lo = hi = 0
-    for extent, stride in zip(shape, strides):
-        if extent == 0:
-            return (0, 0)
-        if stride < 0:
-            lo += stride * (extent - 1)
-        else:
-            hi += stride * (extent - 1)
-    return (lo, hi + itemsize)
-
-
 def _numpy_short_path(x: np.ndarray, out: np.ndarray | None) -> np.ndarray | None:
     """transpose() for plain NumPy arrays already planned, with the checks done on NumPy's own attributes.
 
@@ -319,7 +306,10 @@ def _eager(x: Any, out: Any) -> Any:
 def _transpose(x: Any, out: Any) -> Any:
     """transpose() past its short paths: every check, then the backend (what cornerturn's torch operators run)."""
     if isinstance(x, np.ma.MaskedArray):
-        return _masked(x, out)
+        if out is not None:
+            raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call cornerturn.transpose(x) "
+                            "without out, or pass x.data and transpose the mask yourself")
+        return _masked(x, lambda a: _transpose(a, None))
     if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
         import jax.numpy as jnp
 
@@ -370,9 +360,7 @@ def _permute(x: Any, axes: Any, out: Any) -> Any:
         if out is not None:
             raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call "
                             "cornerturn.permute_dims(x, axes) without out")
-        data = _permute(np.asarray(x.data), axes, None)
-        mask = np.ma.nomask if x.mask is np.ma.nomask else _permute(np.asarray(x.mask), axes, None)
-        return np.ma.MaskedArray(data, mask=mask, fill_value=x.fill_value)
+        return _masked(x, lambda a: _permute(a, axes, None))
     if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
         import jax.numpy as jnp
 
@@ -392,13 +380,11 @@ def _permute(x: Any, axes: Any, out: Any) -> Any:
     return finish(xv, out)
 
 
-def _masked(x: np.ma.MaskedArray, out: Any) -> np.ma.MaskedArray:
-    """A masked array's transpose: its data and its mask (where it has one) each transposed, its fill value kept."""
-    if out is not None:
-        raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call cornerturn.transpose(x) "
-                        "without out, or pass x.data and transpose the mask yourself")
-    data = _transpose(np.asarray(x.data), None)
-    mask = np.ma.nomask if x.mask is np.ma.nomask else _transpose(np.asarray(x.mask), None)
+def _masked(x: np.ma.MaskedArray, move) -> np.ma.MaskedArray:
+    """A masked array moved by `move` (a transpose or a permutation): its data and its mask (where it has one), its
+    fill value kept."""
+    data = move(np.asarray(x.data))
+    mask = np.ma.nomask if x.mask is np.ma.nomask else move(np.asarray(x.mask))
     return np.ma.MaskedArray(data, mask=mask, fill_value=x.fill_value)
 
 

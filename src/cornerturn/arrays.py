@@ -118,6 +118,19 @@ class _Interface:
         }
 
 
+def byte_range(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:
+    """Byte offsets [lo, hi) that an array of `shape` and byte `strides` covers, relative to its first element."""
+    lo = hi = 0
+    for extent, stride in zip(shape, strides):
+        if extent == 0:
+            return (0, 0)
+        if stride < 0:
+            lo += stride * (extent - 1)
+        else:
+            hi += stride * (extent - 1)
+    return (lo, hi + itemsize)
+
+
 def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     """Byte strides of a C-contiguous array of `shape`."""
     strides, acc = [], itemsize

@@ -9,8 +9,11 @@ column, or an input whose rows are already contiguous in the output's order) bec
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
+
+from .arrays import contiguous_strides
 
 Kind = Literal["empty", "copy", "transpose"]
 
@@ -138,18 +141,11 @@ class Permutation:
 
     @property
     def out_strides(self) -> tuple[int, ...]:
-        strides, step = [], self.itemsize
-        for extent in reversed(self.extents):
-            strides.append(step)
-            step *= extent
-        return tuple(reversed(strides))
+        return contiguous_strides(self.extents, self.itemsize)
 
     @property
     def elements(self) -> int:
-        count = 1
-        for extent in self.extents:
-            count *= extent
-        return count
+        return math.prod(self.extents)
 
     @property
     def bytes_moved(self) -> int:

@@ -50,10 +50,11 @@ def _geam(x, out):
                       zero.ctypes.data, c, rows, c, rows)
 
 
-def _ours(x, out):
+def _ours(x, out, axes=None):
+    """A plan of the transpose, or with `axes` of that permutation, executed."""
     import cornerturn
 
-    plan = cornerturn.plan(tuple(x.shape), x.dtype, device=f"cuda:{x.device.index or 0}")
+    plan = cornerturn.plan(tuple(x.shape), x.dtype, device=f"cuda:{x.device.index or 0}", axes=axes)
     return lambda: plan.execute(x, out)
 
 
@@ -68,13 +69,6 @@ def _cupy_permute(x, out, axes):
     xc, oc = cupy.from_dlpack(x), cupy.from_dlpack(out)
     src = xc.transpose(axes)
     return lambda: cupy.copyto(oc, src)
-
-
-def _ours_permute(x, out, axes):
-    import cornerturn
-
-    plan = cornerturn.plan(tuple(x.shape), x.dtype, device=f"cuda:{x.device.index or 0}", axes=axes)
-    return lambda: plan.execute(x, out)
 
 
 def cutensor_missing() -> str | None:
@@ -133,5 +127,5 @@ CUDA_PEERS: tuple[Peer, ...] = (
                   supports=lambda case: case.axes is not None and _cupy_supports(case), permute=_cutensor_permute),
     Peer("geam", "cuda", "peer", _geam, requires=("cupy",), supports=_geam_supports),
     Peer("triton-tile", "cuda", "peer", _plain_tile, requires=("triton", "torch"), supports=_plain_tile_supports),
-    Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch"), permute=_ours_permute),
+    Peer("cornerturn", "cuda", "ours", _ours, requires=("triton", "torch"), permute=_ours),
 )

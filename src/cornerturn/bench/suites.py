@@ -103,20 +103,26 @@ def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
-def random_cases(seed: int, count: int, device: str) -> tuple[Case, ...]:
-    """`count` cases drawn from `seed` for `device` ("cuda" or "cpu"); the same seed gives the same cases."""
+def _draws(seed: int, count: int, device: str, sizes: dict[str, tuple[int, int]]):
+    """The generator of `seed`, then for each of `count` cases its dtype and element count: an element size equally
+    likely, one of its dtypes, bytes log-uniform in sizes[device]. Checks count and device first."""
     if count < 1:
         raise ValueError(f"cases: need at least 1, got {count}")
-    if device not in RANDOM_BYTES:
-        raise ValueError(f"device: expected one of {', '.join(RANDOM_BYTES)}, got {device!r}")
+    if device not in sizes:
+        raise ValueError(f"device: expected one of {', '.join(sizes)}, got {device!r}")
     rng = np.random.default_rng(seed)
-    lo, hi = RANDOM_BYTES[device]
-    side_lo, side_hi = SIDES
-    cases = []
+    lo, hi = sizes[device]
     for _ in range(count):
         itemsize = int(rng.choice(list(RANDOM_DTYPES)))
         dtype = str(rng.choice(RANDOM_DTYPES[itemsize]))
-        elements = int(_log_uniform(rng, lo, hi)) // itemsize
+        yield rng, dtype, int(_log_uniform(rng, lo, hi)) // itemsize
+
+
+def random_cases(seed: int, count: int, device: str) -> tuple[Case, ...]:
+    """`count` cases drawn from `seed` for `device` ("cuda" or "cpu"); the same seed gives the same cases."""
+    side_lo, side_hi = SIDES
+    cases = []
+    for rng, dtype, elements in _draws(seed, count, device, RANDOM_BYTES):
         batch = 1
         most = min(MAX_BATCH, elements // side_lo**2)
         if rng.random() < BATCHED and most >= 2:
@@ -136,17 +142,8 @@ PERMUTE_RANKS = (3, 6)
 
 def random_permutations(seed: int, count: int, device: str) -> tuple[Case, ...]:
     """`count` permutation cases drawn from `seed` for `device`; the same seed gives the same cases."""
-    if count < 1:
-        raise ValueError(f"cases: need at least 1, got {count}")
-    if device not in PERMUTE_BYTES:
-        raise ValueError(f"device: expected one of {', '.join(PERMUTE_BYTES)}, got {device!r}")
-    rng = np.random.default_rng(seed)
-    lo, hi = PERMUTE_BYTES[device]
     cases = []
-    for _ in range(count):
-        itemsize = int(rng.choice(list(RANDOM_DTYPES)))
-        dtype = str(rng.choice(RANDOM_DTYPES[itemsize]))
-        elements = int(_log_uniform(rng, lo, hi)) // itemsize
+    for rng, dtype, elements in _draws(seed, count, device, PERMUTE_BYTES):
         rank = int(rng.integers(PERMUTE_RANKS[0], PERMUTE_RANKS[1] + 1))
         weights = rng.random(rank) + 0.1
         logs = math.log(elements / 2**rank) * weights / weights.sum()

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..arrays import ArrayView
+from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
 from ..tiling import Sides, element_bytes, split, widest_word
 
@@ -107,26 +107,26 @@ def _runs(x, out, run, in_b, out_b, in_r, out_r):
 
 
 @functools.lru_cache(maxsize=64)
-def _tables(sides: Sides):
+def _tables(plan: PermutePlan):
+    """The offset tables of a plan's sides, the rest's input offsets counted from the input's lowest address."""
+    perm, sides = plan.perm, plan.sides
+    lo, _ = byte_range(perm.extents, perm.in_strides, perm.itemsize)
     return (_table(sides.a, "in_stride"), _table(sides.b, "in_stride"), _table(sides.b, "out_stride"),
-            _table(sides.rest, "in_stride"), _table(sides.rest, "out_stride"))
+            _table(sides.rest, "in_stride") - lo // sides.word, _table(sides.rest, "out_stride"))
 
 
 def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     perm = plan.perm
-    lo = sum(min(0, (e - 1) * s) for e, s in zip(perm.extents, perm.in_strides))
-    hi = sum(max(0, (e - 1) * s) for e, s in zip(perm.extents, perm.in_strides)) + perm.itemsize
     if plan.sides is None:
-        strides = perm.in_strides
-        source = x.host_words(perm.extents, strides, 0, perm.itemsize)
+        source = x.host_words(perm.extents, perm.in_strides, 0, perm.itemsize)
         np.copyto(out.host_words(perm.extents, perm.out_strides, 0, perm.itemsize), source)
         return
     word = plan.sides.word
+    lo, hi = byte_range(perm.extents, perm.in_strides, perm.itemsize)
     flat = x.host_words((math.ceil((hi - lo) / word),), (word,), lo, word)
-    in_a, in_b, out_b, in_r, out_r = _tables(plan.sides)
-    shift = -lo // word
     out_words = out.host_words((perm.elements * perm.itemsize // word,), (word,), 0, word)
-    if plan.name == "runs":
-        _runs(flat, out_words, in_a.size, in_b, out_b, in_r + (in_a[0] + shift), out_r)
+    in_a, in_b, out_b, in_r, out_r = _tables(plan)
+    if plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
+        _runs(flat, out_words, in_a.size, in_b, out_b, in_r, out_r)
         return
-    _permute(flat, out_words, in_a + shift if shift else in_a, in_b, out_b, in_r, out_r, BLOCK)
+    _permute(flat, out_words, in_a, in_b, out_b, in_r, out_r, BLOCK)

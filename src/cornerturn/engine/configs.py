@@ -18,6 +18,18 @@ SMALL_BYTES = 1 << 20
 MAX_BLOCK = 1024
 
 
+def check_tile(config, *blocks: str) -> None:
+    """The rules of a tile launch: each of the `blocks` fields a power of two up to MAX_BLOCK, num_warps one that
+    Triton takes; errors name the config's class and field."""
+    kind = type(config).__name__
+    for name in blocks:
+        v = getattr(config, name)
+        if v < 1 or v > MAX_BLOCK or v & (v - 1):
+            raise ValueError(f"{kind}.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
+    if config.num_warps not in (1, 2, 4, 8, 16):
+        raise ValueError(f"{kind}.num_warps: must be one of 1, 2, 4, 8, 16, got {config.num_warps}")
+
+
 @dataclass(frozen=True)
 class TileConfig:
     """A transpose_tiles launch: tile of block_r x block_c elements, num_warps warps per program."""
@@ -27,12 +39,7 @@ class TileConfig:
     num_warps: int = 4
 
     def __post_init__(self) -> None:
-        for name in ("block_r", "block_c"):
-            v = getattr(self, name)
-            if v < 1 or v > MAX_BLOCK or v & (v - 1):
-                raise ValueError(f"TileConfig.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
-        if self.num_warps not in (1, 2, 4, 8, 16):
-            raise ValueError(f"TileConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+        check_tile(self, "block_r", "block_c")
 
     @property
     def name(self) -> str:

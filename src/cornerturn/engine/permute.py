@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..problem import Permutation
 from ..tiling import Axis, Sides, split, widest_word
 from . import plan as engine_plan
-from .configs import MAX_BLOCK, TILE_BYTES, _pow2_at_least, _pow2_at_most
+from .configs import MAX_BLOCK, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
 from .launch import Launch
 from .plan import EnginePlan, alignment
 
@@ -27,12 +27,7 @@ class PermuteConfig:
     num_warps: int = 4
 
     def __post_init__(self) -> None:
-        for name in ("block_a", "block_b"):
-            v = getattr(self, name)
-            if v < 1 or v > MAX_BLOCK or v & (v - 1):
-                raise ValueError(f"PermuteConfig.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
-        if self.num_warps not in (1, 2, 4, 8, 16):
-            raise ValueError(f"PermuteConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+        check_tile(self, "block_a", "block_b")
 
     @property
     def name(self) -> str:

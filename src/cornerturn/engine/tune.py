@@ -17,6 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
+from ..arrays import byte_range
 from ..problem import Problem
 from .configs import CopyConfig, PairsConfig, TileConfig, WordsConfig, candidates
 
@@ -179,12 +180,5 @@ def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: fl
 
 def _extent(problem: Problem) -> tuple[int, int]:
     """Byte offsets [lo, hi) of the input's elements relative to its first element."""
-    lo = hi = 0
-    dims = list(zip(problem.batch, problem.batch_strides))
-    dims += [(problem.rows, problem.row_stride), (problem.cols, problem.col_stride)]
-    for extent, stride in dims:
-        if stride < 0:
-            lo += stride * (extent - 1)
-        else:
-            hi += stride * (extent - 1)
-    return lo, hi + problem.itemsize
+    return byte_range((*problem.batch, problem.rows, problem.cols),
+                      (*problem.batch_strides, problem.row_stride, problem.col_stride), problem.itemsize)
