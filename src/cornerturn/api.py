@@ -305,28 +305,40 @@ def _eager(x: Any, out: Any) -> Any:
 
 def _transpose(x: Any, out: Any) -> Any:
     """transpose() past its short paths: every check, then the backend (what cornerturn's torch operators run)."""
+    return _move(x, out, None)
+
+
+def _move(x: Any, out: Any, axes: Any) -> Any:
+    """transpose() (`axes` None) or permute_dims() past their routing: every check, then the backend."""
+    call = "cornerturn.transpose(x)" if axes is None else "cornerturn.permute_dims(x, axes)"
     if isinstance(x, np.ma.MaskedArray):
         if out is not None:
-            raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call cornerturn.transpose(x) "
-                            "without out, or pass x.data and transpose the mask yourself")
-        return _masked(x, lambda a: _transpose(a, None))
+            also = ", or pass x.data and transpose the mask yourself" if axes is None else ""
+            raise TypeError(f"out: x is a NumPy masked array, whose mask out= would drop; call {call} without "
+                            f"out{also}")
+        return _masked(x, lambda a: _move(a, None, axes))
     if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
         import jax.numpy as jnp
 
         if out is not None:
-            raise TypeError("out: JAX arrays are immutable; call cornerturn.transpose(x) without out")
+            raise TypeError(f"out: JAX arrays are immutable; call {call} without out")
+        if axes is not None:
+            return jnp.transpose(x, check_axes(axes, x.ndim))
         if x.ndim < 2:
             raise ValueError(f"x: need an array of ndim >= 2, shaped (..., M, N); got shape {tuple(x.shape)}")
         return jnp.swapaxes(x, -1, -2)
     xv = view_of(x, "x")
-    _check_ndim(xv, "x")
+    if axes is None:
+        _check_ndim(xv, "x")
+    else:
+        axes = check_axes(axes, xv.ndim)
     if out is not None:
         outv = view_of(out, "out")
-        _check_out(xv, outv)
-    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, xv.device)
-    if xv.library == "numpy" and type(x) is np.ndarray:
+        _check_out(xv, outv, axes)
+    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, xv.device, axes)
+    if axes is None and xv.library == "numpy" and type(x) is np.ndarray:  # the short paths serve transpose()
         _NUMPY_PLANS.setdefault((x.shape, x.strides, x.dtype), planned)
-    elif xv.library == "torch" and xv.is_cuda and type(x) is _torch_tensor():
+    elif axes is None and xv.library == "torch" and xv.is_cuda and type(x) is _torch_tensor():
         _TORCH_PLANS.setdefault((x.shape, x.stride(), x.dtype, x.device), planned)
     if out is None:
         out = empty_like_library(xv, planned.out_shape)
@@ -356,28 +368,7 @@ def permute_dims(x: Any, axes: Any, *, out: Any = None) -> Any:
 
 def _permute(x: Any, axes: Any, out: Any) -> Any:
     """permute_dims() past its torch routing: every check, then the backend."""
-    if isinstance(x, np.ma.MaskedArray):
-        if out is not None:
-            raise TypeError("out: x is a NumPy masked array, whose mask out= would drop; call "
-                            "cornerturn.permute_dims(x, axes) without out")
-        return _masked(x, lambda a: _permute(a, axes, None))
-    if type(x).__module__.startswith("jax") and _is_jax_tracer(x):
-        import jax.numpy as jnp
-
-        if out is not None:
-            raise TypeError("out: JAX arrays are immutable; call cornerturn.permute_dims(x, axes) without out")
-        return jnp.transpose(x, check_axes(axes, x.ndim))
-    xv = view_of(x, "x")
-    axes = check_axes(axes, xv.ndim)
-    if out is not None:
-        outv = view_of(out, "out")
-        _check_out(xv, outv, axes)
-    planned = _cached_plan(xv.shape, xv.dtype, xv.strides, xv.device, axes)
-    if out is None:
-        out = empty_like_library(xv, planned.out_shape)
-        outv = view_of(out, "out")
-    _run(planned._backend, xv.device, xv, outv)
-    return finish(xv, out)
+    return _move(x, out, axes)
 
 
 def _masked(x: np.ma.MaskedArray, move) -> np.ma.MaskedArray:
