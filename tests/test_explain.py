@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from cornerturn.cli import main
 from cornerturn.explain.gpus import spec
-from cornerturn.explain.model import model, occupancy, predicted_gbps
+from cornerturn.explain.model import model, occupancy
+from cornerturn.explain.speed import predict, traits
+from cornerturn.lab import calibrate
+from cornerturn.lab.calibrate import DeviceConstants
 from cornerturn.lab.registry import REGISTRY
 
 
@@ -59,13 +63,75 @@ def test_occupancy_limits():
         spec("TPU")
 
 
-def test_predictions_order_the_lesson():
-    g = spec("H200")
-    p = {k.name: predicted_gbps(k, 4, g, 4000) for k in REGISTRY}
-    assert p["copy"] == pytest.approx(4000)
-    assert p["tile32-coarse8-padded"] == pytest.approx(4000)
-    assert p["naive-rows"] < p["tile32-coarse8-padded"] and p["tile32-coarse8"] < p["tile32-coarse8-padded"]
-    assert p["naive-rows"] == pytest.approx(4000 * 2 * 4 / (4 + 32) * 2.5)  # L2-bound: 36 sectors for 8 ideal
+# round constants, so that the sums below can be done by hand
+ROUND = DeviceConstants(device="H200", measured="by hand", sms=100, clock_ghz=2.0, copy_gbps=4000.0, latency_ns=400.0,
+                        block_ns=300.0, block_ns_per_warp=10.0, shared_wavefronts_per_ns=2.0, l1_lines_per_ns=2.0,
+                        partial_sectors_per_ns=50.0, launch_us=0.0)
+
+
+def test_traits_worked_by_hand():
+    h200 = spec("H200")
+    t = traits("tile32", 4, h200)  # 32 warps, one element each: a store (1 wavefront) and a 32-way load
+    assert (t.threads, t.blocks_per_sm, t.elements_per_block) == (1024, 2, 1024)
+    assert t.wavefronts_per_block == 32 * (1 + 32) and t.rounds == 1 and t.barrier
+    t = traits("tile32-coarse8-padded", 4, h200)  # 8 warps, 4 elements each, no conflict
+    assert t.wavefronts_per_block == 8 * 4 * 2 and t.loads_per_thread == 4 and t.blocks_per_sm == 8
+    t = traits("copy", 4, h200)  # out may alias x: 4 loads one after another, no barrier
+    assert t.rounds == 4 and t.loads_per_thread == 1 and not t.barrier and t.wavefronts_per_block == 0
+    t = traits("naive-rows", 4, h200)  # each 4-byte store its own line and sector
+    assert t.partial_sectors_per_element == 1 and t.lines_per_element == 1
+    assert traits("naive-rows", 8, h200).partial_sectors_per_element == 1
+    assert traits("tile32-padded", 4, h200).partial_sectors_per_element == 0
+    assert traits("naive-1d", 4, h200).elements_per_block == 256
+    assert traits("inplace-square", 4, h200).loads_per_thread == 8  # a tile and its mirror
+
+
+def test_speed_worked_by_hand():
+    # tile32-padded, 1000 x 1024 float32: 1000 blocks, one 32 x 32 tile each
+    p = predict("tile32-padded", 1000, 1024, 4, ROUND)
+    nbytes = 2 * 1000 * 1024 * 4
+    dram = nbytes / 4000.0  # ns: 4000 GB/s is 4000 bytes a ns
+    waves = 5  # 1000 blocks / (100 SMs x 2 blocks)
+    block = 400 + (300 + 10 * 32) + 64 / 2.0  # one latency, barrier of 32 warps, 32 warps x 2 wavefronts
+    shared = 1000 * 64 / (100 * 2.0)
+    memory = math.sqrt(dram**2 + (waves * block) ** 2 + shared**2)
+    assert p.waves == waves and p.block_ns == pytest.approx(block)
+    assert p.seconds == pytest.approx(memory * 1e-9) and p.gbps == pytest.approx(nbytes / memory)
+    # naive-rows: 1,024,000 partial stores at 50 a ns = 20,480 ns, more than its memory time
+    p = predict("naive-rows", 1000, 1024, 4, ROUND)
+    assert p.seconds == pytest.approx(1000 * 1024 / 50.0 * 1e-9) and p.limiter.startswith("partial-sector stores: 32")
+    # naive-cols: 32 lines a request, 1,024,000 lines over 100 SMs at 2 a ns = 5,120 ns, less than memory here
+    p = predict("naive-cols", 1000, 1024, 4, ROUND)
+    assert p.terms["l1"] == pytest.approx(1000 * 1024 / (100 * 2.0) * 1e-9)
+
+
+def test_limiters_name_the_lesson():
+    c = calibrate.reference("H200")
+    assert predict("tile32", 16384, 16384, 4, c).limiter == "bank conflicts: 32-way"
+    assert predict("rect32x16", 16384, 16384, 4, c).limiter == "bank conflicts: 16-way"
+    assert predict("naive-cols", 16384, 16384, 4, c).limiter == "L1 lines: 32 a request"
+    assert predict("tile32-padded", 16384, 16384, 4, c).limiter.startswith("barrier stalls: 32 warps")
+    assert predict("copy", 16384, 16384, 4, c).limiter.startswith("bytes in flight: 8 KiB per SM")
+    assert predict("tile32-coarse8-padded", 16384, 16384, 4, c).limiter == "DRAM"
+    assert predict("copy", 64, 64, 4, c).limiter.startswith("launch")
+    fast = {k.name: predict(k, 8192, 8192, 4, c).gbps for k in REGISTRY}
+    assert fast["tile32-coarse8-padded"] > fast["tile32-padded"] > fast["tile32"] > fast["naive-rows"]
+
+
+def test_constants_files_and_cache(tmp_path, monkeypatch):
+    for name in ("H100", "NVIDIA H200"):
+        c = calibrate.reference(name)
+        assert c.reference and c.sms == 132 and 2000 < c.copy_gbps < 5000 and 200 < c.latency_ns < 800
+    with pytest.raises(ValueError, match="no reference constants"):
+        calibrate.reference("TPU")
+    with pytest.raises(ValueError, match="must be a number"):
+        DeviceConstants(**{k: v for k, v in ROUND.as_dict().items() if k != "schema"} | {"latency_ns": -1.0})
+    with pytest.raises(ValueError, match="schema"):
+        DeviceConstants.from_dict({**ROUND.as_dict(), "schema": 99})
+    monkeypatch.setenv("CORNERTURN_CACHE_DIR", str(tmp_path))
+    path = calibrate.cache_path("My GPU")
+    path.write_text(json.dumps(ROUND.as_dict()))
+    assert calibrate.for_device("My GPU") == ROUND  # read from the cache, nothing measured
 
 
 def test_explain_command_and_picture(tmp_path, capsys):
@@ -74,8 +140,10 @@ def test_explain_command_and_picture(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "32-way" not in text and "1-way" in text and "4224 B of shared memory" in text
     assert "buf[tx, ty]" in text  # brackets survive the table markup
+    assert "limited by" in text and "waves" in text and "reference file" in text
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert main(["explain", "nope"]) == 2
+    assert main(["explain", "copy", "--gpu", "A100"]) == 2  # no constants shipped for it
 
 
 @pytest.mark.slow
@@ -89,5 +157,7 @@ def test_lab_command_in_the_simulator(tmp_path, capsys):
     data = json.loads(js.read_text())
     assert data["simulated"] and [r["verified"] for r in data["results"]] == [True, True, True]
     assert data["table"][1]["model_store_sectors"] == 32
+    assert data["constants"]["reference"] and data["table"][1]["limiter"]
+    assert data["table"][1]["model_gbps"] > 0 and data["table"][1]["pct_of_device_copy"] is None
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert main(["lab", "--kernels", "bogus", "--size", "8"]) == 2

@@ -224,7 +224,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
     rows, cols = args.rows, args.cols
     if rows is None or cols is None:
-        size = args.size or (70 if simulated else 4096)
+        size = args.size or (70 if simulated else 8192)
         rows, cols = rows or size, cols or size
     names = args.kernels.split(",") if args.kernels else [k.name for k in REGISTRY]
     unknown = [n for n in names if n not in {k.name for k in REGISTRY}]
@@ -244,11 +244,15 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
         result = run_lab(rows, cols, args.dtype, names, repeats=0 if simulated else args.repeats,
                          progress=progress)
+        constants = _lab_constants(args, simulated, result.device, bar)
+    if constants is None:
+        return 2
     profile = None
     if args.profile:
         profile = _profile(result, simulated)
-    table_rows = lab_report.rows(result, profile)
+    table_rows = lab_report.rows(result, constants, profile)
     console.print(lab_report.table(result, table_rows))
+    console.print(lab_report.constants_line(constants), highlight=False)
     for r in table_rows:
         if r["note"]:
             console.print(f"note: {r['kernel']}: {r['note']}", highlight=False)
@@ -256,7 +260,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         for line in _profile_verdicts(table_rows):
             console.print(line, highlight=False)
     if args.json:
-        lab_report.write_json(result, table_rows, args.json)
+        lab_report.write_json(result, table_rows, args.json, constants)
         console.print(f"wrote {args.json}")
     if args.plot:
         lab_report.write_plot(result, table_rows, args.plot)
@@ -265,6 +269,27 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if broken:
         console.print(f"[red]wrong or failed: {', '.join(broken)}[/red]")
     return 1 if broken else 0
+
+
+def _lab_constants(args: argparse.Namespace, simulated: bool, device: str, bar=None):
+    """The speed model's constants: a shipped reference (--constants, or the H200's in the simulator), else
+    this GPU's, from its cache file or measured now (--calibrate measures again)."""
+    from .lab import calibrate
+
+    name = getattr(args, "constants", None)
+    if name or simulated:
+        try:
+            return calibrate.reference(name or "H200")
+        except ValueError as exc:
+            console.print(f"[red]--constants: {exc}[/red]")
+            return None
+    task = bar.add_task("calibrating the model", total=None) if bar is not None else None
+
+    def progress(what: str) -> None:
+        if task is not None:
+            bar.update(task, description=f"model constants: {what}")
+
+    return calibrate.for_device(device, remeasure=getattr(args, "calibrate", False), progress=progress)
 
 
 def _profile(result, simulated: bool) -> dict | None:
@@ -315,10 +340,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     try:
         kernel = get(args.kernel)
-        gpu = spec(args.gpu)
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         return 2
+    constants = _explain_constants(args)
+    if constants is None:
+        return 2
+    gpu = spec(constants.device)
     import numpy as np
 
     itemsize = np.dtype(args.dtype).itemsize
@@ -340,10 +368,57 @@ def cmd_explain(args: argparse.Namespace) -> int:
                   f"per block, {occ.registers_per_thread} registers per thread (assumed): {occ.blocks_per_sm} "
                   f"blocks per SM, limited by {occ.limited_by}; theoretical occupancy {occ.occupancy:.0%}",
                   highlight=False)
+    for line in _speed_lines(kernel, args.size, itemsize, args.registers, constants):
+        console.print(line, highlight=False)
     if args.png:
         draw(kernel.name, args.png, itemsize)
         console.print(f"wrote {args.png}")
     return 0
+
+
+def _explain_constants(args: argparse.Namespace):
+    """--gpu H100|H200: that reference's constants; else this GPU's (cached or measured); else the H200's."""
+    from .lab import calibrate
+
+    try:
+        if args.gpu:
+            return calibrate.reference(args.gpu)
+        if _use_simulator_without_gpu():
+            return calibrate.reference("H200")
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return None
+    from .lab.runner import device_description
+
+    return calibrate.for_device(device_description()[0])
+
+
+def _speed_lines(kernel, side: int, itemsize: int, registers: int, c) -> list[str]:
+    """The speed model's reasoning for one kernel on a side x side matrix, in words and numbers."""
+    from .explain.gpus import spec
+    from .explain.report import constants_line
+    from .explain.speed import predict, traits
+
+    p = predict(kernel, side, side, itemsize, c, registers)
+    t = traits(kernel, itemsize, spec(c.device), registers)
+    ms = {k: v * 1e3 for k, v in p.terms.items()}
+    barrier = (f" + barrier, start and exit {c.block_ns + c.block_ns_per_warp * t.threads / 32:.0f} ns"
+               if t.barrier else "")
+    return [
+        f"speed on {side}x{side}: " + constants_line(c),
+        f"  blocks of {t.threads} threads, {t.blocks_per_sm} per SM, {t.elements_per_block} elements each: "
+        f"{p.waves} waves",
+        f"  one block: {t.rounds} x {c.latency_ns:.0f} ns load latency{barrier} + "
+        f"{t.wavefronts_per_block:.0f} shared wavefronts ({t.wavefronts_per_block / c.shared_wavefronts_per_ns:.0f}"
+        f" ns) = {p.block_ns:.0f} ns",
+        f"  loads in flight: {p.in_flight_kib:.0f} KiB per SM ({t.loads_per_thread} a thread); {p.needed_kib:.0f} "
+        f"KiB keep a stream at 90% of the copy",
+        f"  times (ms): DRAM {ms['dram']:.3f}, latency {ms['latency']:.3f}, shared {ms['shared']:.3f} -> memory "
+        f"{ms['memory']:.3f} (in quadrature); L1 lines {ms['l1']:.3f}; partial-sector stores {ms['partial']:.3f};"
+        f" launch {ms['launch']:.3f}",
+        f"  model: {p.gbps:,.0f} GB/s ({100 * p.gbps / c.copy_gbps:.0f}% of the device copy), limited by "
+        f"{p.limiter}",
+    ]
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -398,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="--suite random: the seed that draws the shapes")
     p.add_argument("--cases", type=int, default=None, help="--suite random: how many")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats per case and method (median reported)")
-    p.add_argument("--lab-size", type=int, default=None, help="lab matrix side (default 4096; 70 in the simulator)")
+    p.add_argument("--lab-size", type=int, default=None, help="lab matrix side (default 8192; 70 in the simulator)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
@@ -434,13 +509,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("lab", help="run the classic CUDA transpose kernels: check, time, model (simulator "
                                    "without a GPU)")
-    p.add_argument("--size", type=int, default=None, help="square matrix side (default 4096; 70 in the simulator)")
+    p.add_argument("--size", type=int, default=None, help="square matrix side (default 8192; 70 in the simulator)")
     p.add_argument("--rows", type=int, default=None)
     p.add_argument("--cols", type=int, default=None)
     p.add_argument("--dtype", default="float32", choices=("uint8", "int8", "float16", "float32", "float64"))
     p.add_argument("--kernels", default=None, help="comma-separated kernel names (default: all)")
     p.add_argument("--repeats", type=int, default=10, help="timed repeats per kernel (median reported)")
     p.add_argument("--profile", action="store_true", help="read Nsight Compute counters next to the model")
+    p.add_argument("--calibrate", action="store_true",
+                   help="measure the speed model's constants on this GPU again (else they come from its cache)")
+    p.add_argument("--constants", default=None, metavar="GPU",
+                   help="use a shipped reference GPU's constants (H100, H200); the simulator uses the H200's")
     p.add_argument("--json", default=None, metavar="PATH")
     p.add_argument("--plot", default=None, metavar="PATH", help="bar chart PNG")
     p.add_argument("--no-progress", action="store_true")
@@ -448,10 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="the model of one lab kernel: sectors, bank conflicts, occupancy, picture")
     p.add_argument("kernel", help="a lab kernel name (cornerturn lab lists them)")
-    p.add_argument("--gpu", default=None, help="a GPU name (H200, H100, A100, L4, RTX4090, V100); default: "
-                                               "the current one, else H100")
+    p.add_argument("--gpu", default=None, help="a reference GPU whose measured constants the speed model uses "
+                                               "(H100, H200); default: the current GPU's, else the H200's")
     p.add_argument("--dtype", default="float32", choices=("uint8", "int8", "float16", "float32", "float64"))
     p.add_argument("--registers", type=int, default=32, help="registers per thread for occupancy")
+    p.add_argument("--size", type=int, default=8192, help="matrix side for the speed model (default 8192)")
     p.add_argument("--png", default=None, metavar="PATH", help="write a picture of one warp's accesses")
     p.set_defaults(func=cmd_explain)
 

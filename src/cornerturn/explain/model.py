@@ -181,21 +181,3 @@ def occupancy(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: i
     }
     by, blocks = min(limits.items(), key=lambda kv: kv[1])
     return Occupancy(threads, shared, registers, blocks, by, blocks * threads / gpu.max_threads_per_sm)
-
-
-def predicted_gbps(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, copy_gbps: float) -> float:
-    """Bandwidth the model expects: the slowest of DRAM (useful bytes at the copy's rate), L2 (sectors moved,
-    at L2_OVER_DRAM times the copy's rate) and shared memory (wavefronts of 128 bytes per SM per clock)."""
-    m = model(kernel, itemsize)
-    loads, stores = m.of("global", "load"), m.of("global", "store")
-    elements = 32 * max(len(loads), 1)
-    useful = 2 * elements * itemsize
-    t_dram = useful / copy_gbps
-    l2_bytes = SECTOR * (sum(a.sectors for a in loads) + sum(a.sectors for a in stores))
-    t_l2 = l2_bytes / (L2_OVER_DRAM * copy_gbps)
-    smem_gbps = gpu.sms * 128 * gpu.clock_ghz
-    t_smem = 128 * sum(a.wavefronts for a in m.accesses if a.space == "shared") / smem_gbps
-    return useful / max(t_dram, t_l2, t_smem)
-
-
-L2_OVER_DRAM = 2.5  # Hopper's L2 serves sectors at roughly 2.5x the DRAM bandwidth

@@ -29,6 +29,7 @@ class LabResult:
     min_ms: float | None = None
     max_ms: float | None = None
     gbps: float | None = None
+    registers: int | None = None  # per thread, read from the compiled kernel (GPU only)
     note: str = ""
 
 
@@ -40,6 +41,7 @@ class LabReport:
     simulated: bool
     device: str
     peak_gbps: float | None
+    device_copy_gbps: float | None = None  # cudaMemcpy device to device of the same bytes, timed the same way
     results: list[LabResult] = field(default_factory=list)
 
     def get(self, name: str) -> LabResult | None:
@@ -80,6 +82,48 @@ def _flush_kernel():
     return flush
 
 
+def make_flush():
+    """A function that rewrites 256 MiB (more than any L2) on the GPU: run before each timed launch, it empties
+    L2 of the last run's lines and keeps the GPU busy while the host launches the next kernel, so that the
+    host's launch time does not enter the measurement."""
+    from numba import cuda
+
+    buf = cuda.device_array(64 << 20, dtype=np.uint32)
+    kernel = _flush_kernel()
+
+    def flush():
+        kernel[(buf.size + 255) // 256, 256](buf)
+
+    return flush
+
+
+def _timed(launch, repeats: int, flush=None) -> list[float]:
+    """Milliseconds of `launch()` by CUDA events, after two warm-up runs, L2 flushed before each."""
+    from numba import cuda
+
+    samples = []
+    for i in range(repeats + 2):
+        if flush is not None:
+            flush()
+        start, end = cuda.event(timing=True), cuda.event(timing=True)
+        start.record()
+        launch()
+        end.record()
+        end.synchronize()
+        if i >= 2:
+            samples.append(cuda.event_elapsed_time(start, end))
+    return samples
+
+
+def device_copy_gbps(x, y, *, repeats: int, flush=None) -> float:
+    """cudaMemcpy device to device of the device array x into y (read + write bytes), the device's own
+    ceiling."""
+    from numba.cuda.cudadrv import driver
+
+    samples = _timed(lambda: driver.device_to_device(y, x, x.nbytes), repeats, flush)
+    return 2 * x.nbytes / (statistics.median(samples) * 1e-3) / 1e9
+
+
 def run_one(kernel: LabKernel, host: np.ndarray, *, repeats: int, flush=None) -> LabResult:
     from numba import cuda
 
@@ -106,17 +150,9 @@ def run_one(kernel: LabKernel, host: np.ndarray, *, repeats: int, flush=None) ->
     result.verified = bool(np.array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8)))
     if simulating() or repeats == 0:
         return result
-    samples = []
-    for i in range(repeats + 2):
-        if flush is not None:
-            flush()
-        start, end = cuda.event(timing=True), cuda.event(timing=True)
-        start.record()
-        fn[grid, block](out, x)
-        end.record()
-        end.synchronize()
-        if i >= 2:  # two warm-up runs
-            samples.append(cuda.event_elapsed_time(start, end))
+    samples = _timed(lambda: fn[grid, block](out, x), repeats, flush)
+    regs = fn.get_regs_per_thread()
+    result.registers = int(max(regs.values()) if isinstance(regs, dict) else regs)
     result.median_ms = statistics.median(samples)
     result.min_ms, result.max_ms = min(samples), max(samples)
     result.gbps = 2 * host.nbytes / (result.median_ms * 1e-3) / 1e9
@@ -134,11 +170,10 @@ def run_lab(rows: int, cols: int, dtype: str, kernels: list[str] | None = None, 
     host = random_input(rows, cols, np.dtype(dtype))
     flush = None
     if not simulating():
-        buf = cuda.device_array(64 << 20, dtype=np.uint32)  # 256 MiB, more than any L2
-        kernel = _flush_kernel()
-
-        def flush():
-            kernel[(buf.size + 255) // 256, 256](buf)
+        flush = make_flush()
+        if repeats:
+            report.device_copy_gbps = device_copy_gbps(cuda.to_device(host), cuda.device_array_like(host),
+                                                       repeats=repeats, flush=flush)
 
     for k in chosen:
         if progress:

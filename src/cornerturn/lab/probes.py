@@ -1,0 +1,112 @@
+"""Probe kernels that measure the constants of the lab's speed model on the user's GPU.
+
+tiles: each thread loads K elements of a tile, optionally waits at a barrier, then stores them, so a block
+holds K loads a thread in flight (Little's law: bytes in flight against bandwidth and latency).
+sectors: a warp's load (or store) touches 32 / G rows of G consecutive elements, the other side contiguous, so
+one request costs up to 32 sectors. shared: warps read shared memory with a chosen bank conflict, many times.
+"""
+
+from __future__ import annotations
+
+from numba import cuda, float32, uint32
+
+from .kernels import u32
+
+
+def make_tiles(loads: int, barrier: bool):
+    """Blocks of 32 x H threads copy 32-column tiles of H * LOADS rows of a matrix: each thread loads LOADS
+    elements H rows apart, optionally waits at a barrier, then stores them. Tiles are taken grid-stride, so a
+    grid of (SMs x resident blocks) keeps every block resident for the whole run."""
+    K, UK = loads, u32(loads)
+    BARRIER = barrier
+
+    @cuda.jit
+    def tiles(out, x):
+        vals = cuda.local.array(K, float32)
+        n_rows, n_cols = uint32(x.shape[0]), uint32(x.shape[1])
+        tx, ty, h = uint32(cuda.threadIdx.x), uint32(cuda.threadIdx.y), uint32(cuda.blockDim.y)
+        tile_rows = uint32(h * UK)
+        tiles_x = uint32(n_cols // uint32(32))
+        count = uint32(tiles_x * (n_rows // tile_rows))
+        t = uint32(cuda.blockIdx.x)
+        while t < count:
+            col = uint32(uint32(t % tiles_x) * uint32(32) + tx)
+            row = uint32(uint32(t // tiles_x) * tile_rows + ty)
+            for i in range(K):
+                vals[i] = x[uint32(row + uint32(i) * h), col]
+            if BARRIER:
+                cuda.syncthreads()
+            for i in range(K):
+                out[uint32(row + uint32(i) * h), col] = vals[i]
+            if BARRIER:
+                cuda.syncthreads()
+            t = uint32(t + uint32(cuda.gridDim.x))
+
+    return tiles
+
+
+def make_sectors(group: int, scatter: bool, pitch: int):
+    """Warp w moves 32 elements: lanes in 32 / G rows of G elements of a matrix with PITCH columns (the
+    scattered side) and 32 consecutive elements (the other side)."""
+    G, ROWS, P = u32(group), u32(32 // group), u32(pitch)
+    BLOCKS_PER_BAND = u32(pitch // group)
+    SCATTER = scatter
+
+    @cuda.jit
+    def sectors(out, x, warps):
+        lane = uint32(cuda.threadIdx.x % uint32(32))
+        w = uint32((uint32(cuda.blockIdx.x) * uint32(cuda.blockDim.x) + uint32(cuda.threadIdx.x)) // uint32(32))
+        step = uint32(uint32(cuda.gridDim.x) * uint32(cuda.blockDim.x) // uint32(32))
+        while w < uint32(warps):
+            band, block = uint32(w // BLOCKS_PER_BAND), uint32(w % BLOCKS_PER_BAND)
+            row = uint32(band * ROWS + lane // G)
+            far = uint32(row * P + block * G + lane % G)
+            near = uint32(w * uint32(32) + lane)
+            if SCATTER:
+                out[far] = x[near]
+            else:
+                out[near] = x[far]
+            w = uint32(w + step)
+
+    return sectors
+
+
+def make_shared(stride: int, rounds: int):
+    """Each warp reads shared words lane * STRIDE + r (mod 1024), eight independent reads a round r: STRIDE 1
+    is conflict-free, 32 a 32-way conflict."""
+    S, R = u32(stride), u32(rounds)
+
+    @cuda.jit
+    def shared(out):
+        buf = cuda.shared.array(1024, float32)
+        t = uint32(cuda.threadIdx.x)
+        lane = uint32(t % uint32(32))
+        i = t
+        while i < uint32(1024):
+            buf[i] = float32(i)
+            i = uint32(i + uint32(cuda.blockDim.x))
+        cuda.syncthreads()
+        a0 = float32(0)
+        a1 = float32(0)
+        a2 = float32(0)
+        a3 = float32(0)
+        base = uint32(lane * S)
+        m = uint32(1023)
+        r = uint32(0)
+        while r < R:  # the word moves with r, so no read repeats and none can be hoisted out of the loop
+            o = uint32(base + r)
+            a0 += buf[uint32(o & m)]
+            a1 += buf[uint32(uint32(o + uint32(128)) & m)]
+            a2 += buf[uint32(uint32(o + uint32(256)) & m)]
+            a3 += buf[uint32(uint32(o + uint32(384)) & m)]
+            a0 += buf[uint32(uint32(o + uint32(512)) & m)]
+            a1 += buf[uint32(uint32(o + uint32(640)) & m)]
+            a2 += buf[uint32(uint32(o + uint32(768)) & m)]
+            a3 += buf[uint32(uint32(o + uint32(896)) & m)]
+            r = uint32(r + uint32(1))
+        out[uint32(cuda.blockIdx.x) * uint32(cuda.blockDim.x) + t] = a0 + a1 + a2 + a3
+
+    return shared
+
+
+SHARED_READS_PER_ROUND = 8
