@@ -1,7 +1,7 @@
 """Markdown tables of the lab's result JSONs in docs/results (so docs carry no hand-copied figures); a
 benchmark's table comes from `cornerturn report FILE --markdown`.
 
-    python3 scripts/results_tables.py lab docs/results/lab-h200.json
+    python3 scripts/results_tables.py lab docs/results/lab-h200-8192.json
     python3 scripts/results_tables.py twins docs/results/gpu-check-h200.json
 """
 
@@ -18,15 +18,16 @@ def _f(v, fmt="{:,.0f}"):
 
 def lab(path: str) -> str:
     d = json.loads(Path(path).read_text())
-    lines = ["| kernel | exact | GB/s | % of copy kernel | % of peak | x naive | model GB/s | ld sectors/req | "
-             "st sectors/req | shared ld ways |", "|" + "---|" * 10]
+    lines = ["| kernel | GB/s | % of device copy | % of copy kernel | model GB/s | model / measured | "
+             "limiter (model) |", "|" + "---|" * 7]
     for r in d["table"]:
-        lines.append(f"| {r['kernel']} | {'yes' if r['verified'] else 'NO'} | {_f(r['gbps'])} | "
-                     f"{_f(r['pct_of_copy'])} | {_f(r['pct_of_peak'])} | {_f(r['speedup_vs_naive'], '{:.2f}')} | "
-                     f"{_f(r['model_gbps'])} | {_f(r['model_load_sectors'])} | {_f(r['model_store_sectors'])} | "
-                     f"{r['model_shared_load_ways'] or '-'} |")
-    lines.append(f"\n{d['device']}, {d['rows']}x{d['cols']} {d['dtype']}, peak {d['peak_gbps']:,.0f} GB/s "
-                 f"(memory clock x bus width), {d['date']}, `{d['command']}`")
+        lines.append(f"| {r['kernel']} | {_f(r['gbps'])} | {_f(r['pct_of_device_copy'])} | {_f(r['pct_of_copy'])} | "
+                     f"{_f(r['model_gbps'])} | {_f(r['model_over_measured'], '{:.2f}')} | {r['limiter']} |")
+    ratios = [r["model_over_measured"] for r in d["table"] if r["model_over_measured"]]
+    lines.append(f"\n{d['device']}, {d['rows']}x{d['cols']} {d['dtype']}, device copy {_f(d['device_copy_gbps'])} "
+                 f"GB/s, {d['date']}, `{d['command'].replace('/root/out', '$OUT')}` ({path}). Model / measured "
+                 f"{min(ratios):.2f} to {max(ratios):.2f}; {sum(0.8 <= x <= 1.25 for x in ratios)} of {len(ratios)} "
+                 "within 0.8 to 1.25.")
     return "\n".join(lines)
 
 
