@@ -85,6 +85,7 @@ class Prediction:
     block_ns: float  # one block's time: its rounds of latency, barrier and start/exit, its wavefronts
     waves: int
     constants: DeviceConstants
+    traits: Traits
 
 
 def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: DeviceConstants,
@@ -117,10 +118,11 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
     slowest = max(("memory", "l1", "partial"), key=lambda key: terms[key])
     seconds = terms[slowest] + terms["launch"]
     in_flight = t.blocks_per_sm * t.threads * t.loads_per_thread * itemsize / 1024
+    needed = needed_kib(c)
     near_copy = nbytes / seconds / 1e9 >= 0.9 * c.copy_gbps
-    limiter = _limiter(k, t, slowest, terms, in_flight, needed_kib(c), itemsize, near_copy)
-    return Prediction(k.name, nbytes / seconds / 1e9, seconds, limiter, terms, in_flight, needed_kib(c),
-                      per_block_ns, waves, c)
+    limiter = _limiter(k, t, slowest, terms, in_flight, needed, itemsize, near_copy)
+    return Prediction(k.name, nbytes / seconds / 1e9, seconds, limiter, terms, in_flight, needed, per_block_ns,
+                      waves, c, t)
 
 
 def needed_kib(c: DeviceConstants, share: float = 0.9) -> float:
