@@ -9,11 +9,11 @@ import pytest
 
 from cornerturn.cli import main
 from cornerturn.explain.gpus import spec
-from cornerturn.explain.model import model, occupancy
+from cornerturn.explain.model import model, occupancy, rows_apart, tile_of
 from cornerturn.explain.speed import predict, traits
 from cornerturn.lab import calibrate
 from cornerturn.lab.calibrate import DeviceConstants
-from cornerturn.lab.registry import REGISTRY
+from cornerturn.lab.registry import REGISTRY, get
 
 
 def test_naive_store_is_one_sector_per_element():
@@ -66,7 +66,8 @@ def test_occupancy_limits():
 # round constants, so that the sums below can be done by hand
 ROUND = DeviceConstants(device="H200", measured="by hand", sms=100, clock_ghz=2.0, copy_gbps=4000.0, latency_ns=400.0,
                         block_ns=300.0, block_ns_per_warp=10.0, shared_wavefronts_per_ns=2.0, l1_lines_per_ns=2.0,
-                        partial_sectors_per_ns=50.0, launch_us=0.0)
+                        partial_sectors_per_ns=50.0, rows_apart_load_cost=0.1, rows_apart_store_cost=0.2,
+                        launch_us=0.0)
 
 
 def test_traits_worked_by_hand():
@@ -86,11 +87,23 @@ def test_traits_worked_by_hand():
     assert traits("inplace-square", 4, h200).loads_per_thread == 8  # a tile and its mirror
 
 
+def test_which_accesses_land_rows_apart():
+    # block (4, 6) follows block (4, 5): the next tile along the input's rows
+    assert rows_apart("copy") == {"load": 0.0, "store": 0.0}
+    assert rows_apart("tile32-padded") == {"load": 0.0, "store": 1.0}  # writes 32 rows further down the output
+    assert rows_apart("naive-cols") == {"load": 1.0, "store": 0.0}  # its grid covers the output
+    assert rows_apart("diagonal") == {"load": 1.0, "store": 1.0}  # the next block is one tile row down too
+    assert rows_apart("inplace-square") == {"load": 0.5, "store": 0.5}  # the mirror tile goes down a column
+    assert tile_of(get("diagonal"), 0, 2) == (2, 2) and tile_of(get("tile32"), 0, 1) == (0, 1)
+    m = model("inplace-square", 4)  # a tile and its mirror: two loads and two stores a pass
+    assert len(m.of("global", "load")) == 2 and len(m.of("shared", "load")) == 2
+
+
 def test_speed_worked_by_hand():
     # tile32-padded, 1000 x 1024 float32: 1000 blocks, one 32 x 32 tile each
     p = predict("tile32-padded", 1000, 1024, 4, ROUND)
     nbytes = 2 * 1000 * 1024 * 4
-    dram = nbytes / 4000.0  # ns: 4000 GB/s is 4000 bytes a ns
+    dram = nbytes / 4000.0 * (1 + 0.2 / 2)  # ns: 4000 GB/s is 4000 bytes a ns; every write rows apart (+20%)
     waves = 5  # 1000 blocks / (100 SMs x 2 blocks)
     block = 400 + (300 + 10 * 32) + 64 / 2.0  # one latency, barrier of 32 warps, 32 warps x 2 wavefronts
     shared = 1000 * 64 / (100 * 2.0)
@@ -103,6 +116,10 @@ def test_speed_worked_by_hand():
     # naive-cols: 32 lines a request, 1,024,000 lines over 100 SMs at 2 a ns = 5,120 ns, less than memory here
     p = predict("naive-cols", 1000, 1024, 4, ROUND)
     assert p.terms["l1"] == pytest.approx(1000 * 1024 / (100 * 2.0) * 1e-9)
+    # diagonal: reads and writes rows apart, (0.1 + 0.2) / 2 = 15% on the copy's time
+    p = predict("diagonal", 1024, 1024, 4, ROUND)
+    assert p.terms["dram"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 1.15 * 1e-9)
+    assert p.terms["pages"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 0.15 * 1e-9)
 
 
 def test_limiters_name_the_lesson():
@@ -112,7 +129,10 @@ def test_limiters_name_the_lesson():
     assert predict("naive-cols", 16384, 16384, 4, c).limiter == "L1 lines: 32 a request"
     assert predict("tile32-padded", 16384, 16384, 4, c).limiter.startswith("barrier stalls: 32 warps")
     assert predict("copy", 16384, 16384, 4, c).limiter.startswith("bytes in flight: 8 KiB per SM")
-    assert predict("tile32-coarse8-padded", 16384, 16384, 4, c).limiter == "DRAM"
+    assert predict("copy-shared", 16384, 16384, 4, c).limiter == "DRAM"
+    assert predict("tile32-coarse8-padded", 16384, 16384, 4, c).limiter == \
+        "DRAM pages: the next block's writes start rows apart"
+    assert predict("diagonal", 16384, 16384, 4, c).limiter.startswith("DRAM pages: the next block's reads and")
     assert predict("copy", 64, 64, 4, c).limiter.startswith("launch")
     fast = {k.name: predict(k, 8192, 8192, 4, c).gbps for k in REGISTRY}
     assert fast["tile32-coarse8-padded"] > fast["tile32-padded"] > fast["tile32"] > fast["naive-rows"]

@@ -395,12 +395,11 @@ def _explain_constants(args: argparse.Namespace):
 
 def _speed_lines(kernel, side: int, itemsize: int, registers: int, c) -> list[str]:
     """The speed model's reasoning for one kernel on a side x side matrix, in words and numbers."""
-    from .explain.gpus import spec
     from .explain.report import constants_line
-    from .explain.speed import predict, traits
+    from .explain.speed import predict
 
     p = predict(kernel, side, side, itemsize, c, registers)
-    t = traits(kernel, itemsize, spec(c.device), registers)
+    t = p.traits
     ms = {k: v * 1e3 for k, v in p.terms.items()}
     barrier = (f" + barrier, start and exit {c.block_ns + c.block_ns_per_warp * t.threads / 32:.0f} ns"
                if t.barrier else "")
@@ -413,6 +412,9 @@ def _speed_lines(kernel, side: int, itemsize: int, registers: int, c) -> list[st
         f" ns) = {p.block_ns:.0f} ns",
         f"  loads in flight: {p.in_flight_kib:.0f} KiB per SM ({t.loads_per_thread} a thread); {p.needed_kib:.0f} "
         f"KiB keep a stream at 90% of the copy",
+        f"  DRAM pages: {100 * t.loads_rows_apart:.0f}% of loads and {100 * t.stores_rows_apart:.0f}% of stores "
+        f"start rows apart from the previous block's: +{ms['pages']:.3f} ms on the copy's "
+        f"{ms['dram'] - ms['pages']:.3f}",
         f"  times (ms): DRAM {ms['dram']:.3f}, latency {ms['latency']:.3f}, shared {ms['shared']:.3f} -> memory "
         f"{ms['memory']:.3f} (in quadrature); L1 lines {ms['l1']:.3f}; partial-sector stores {ms['partial']:.3f};"
         f" launch {ms['launch']:.3f}",

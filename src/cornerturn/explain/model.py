@@ -3,7 +3,9 @@
 For an interior block (no edge effects) the model lists each memory instruction of warp 0 with the address
 every thread touches, then counts: 32-byte sectors per global request (and the ideal count, the bytes the warp
 needs), and for shared memory the bank-conflict ways (distinct 4-byte words in the busiest of the 32 banks,
-per phase: a warp's request is served 128 bytes at a time) and the wavefronts it takes.
+per phase: a warp's request is served 128 bytes at a time) and the wavefronts it takes. Set beside the next
+block in launch order, it also says which global accesses land rows apart from the previous block's (DRAM
+pages: `rows_apart`).
 """
 
 from __future__ import annotations
@@ -108,15 +110,30 @@ def _warp_threads(block: tuple[int, int]) -> list[tuple[int, int]]:
     return [(t % bx, t // bx) for t in range(32)]
 
 
-def model(kernel: LabKernel | str, itemsize: int = 4) -> KernelModel:
-    """The accesses of warp 0 of an interior block, one pass of its loop."""
+INTERIOR = (4, 5)  # (blockIdx.y, blockIdx.x) of an interior block above the diagonal
+
+
+def tile_of(kernel: LabKernel, by: int, bx: int) -> tuple[int, int]:
+    """(tile row, tile column) that block (by, bx) moves: the diagonal kernel renumbers its blocks along
+    diagonals of the square grid of ROW_ELEMENTS / tile tiles a side."""
+    if kernel.params.get("diagonal"):
+        tiles = ROW_ELEMENTS // kernel.tile[0]
+        linear = bx + tiles * by
+        row = linear % tiles
+        return row, (linear // tiles + row) % tiles
+    return by, bx
+
+
+def model(kernel: LabKernel | str, itemsize: int = 4, block: tuple[int, int] = INTERIOR) -> KernelModel:
+    """The accesses of warp 0 of block (blockIdx.y, blockIdx.x) (an interior one), one pass of its loop."""
     k = get(kernel) if isinstance(kernel, str) else kernel
     s = itemsize
     threads = _warp_threads(k.block)
     n = ROW_ELEMENTS
     x_base, out_base = 0, 1 << 40
     tile_r, tile_c = k.tile
-    y0, x0 = 4 * tile_r, 4 * tile_c  # an interior tile
+    tr, tc = tile_of(k, *block)
+    y0, x0 = tr * tile_r, tc * tile_c
     m = KernelModel(k, s)
 
     def g(op, what, base, cells):
@@ -125,8 +142,9 @@ def model(kernel: LabKernel | str, itemsize: int = 4) -> KernelModel:
     def sh(op, what, width, cells):
         m.accesses.append(Access("shared", op, what, tuple((r * width + c) * s for r, c in cells), s))
 
-    if k.name == "naive-1d":
-        cells = [(0, 32 * 4 + t) for t in range(32)]  # consecutive elements of one row
+    if k.name == "naive-1d":  # a 1-D grid: block b moves elements b x 256 ... of the flat matrix
+        first = (block[0] * 1024 + block[1]) * k.block[0]
+        cells = [divmod(first + t, n) for t in range(32)]
         g("load", "x[row, col]", x_base, cells)
         g("store", "out[col, row]", out_base, [(c, r) for r, c in cells])
         return m
@@ -155,7 +173,29 @@ def model(kernel: LabKernel | str, itemsize: int = 4) -> KernelModel:
         return m
     sh("load", "buf[tx, ty]", width, [(tx, ty) for tx, ty in threads])
     g("store", "out[x0 + ty, y0 + tx]", out_base, [(x0 + ty, y0 + tx) for tx, ty in threads])
+    if k.in_place:  # the mirror tile, read and written in the same matrix
+        mirror = [(x0 + ty, y0 + tx) for tx, ty in threads]
+        g("load", "a[x0 + ty, y0 + tx]", x_base, mirror)
+        sh("store", "lower[ty, tx]", width, [(ty, tx) for tx, ty in threads])
+        sh("load", "lower[tx, ty]", width, [(tx, ty) for tx, ty in threads])
+        g("store", "a[y0 + ty, x0 + tx]", out_base, read)
     return m
+
+
+def rows_apart(kernel: LabKernel | str, itemsize: int = 4) -> dict[str, float]:
+    """For loads and for stores, the share of a block's global accesses whose bytes start in another row than
+    the same access of the block launched just before it: consecutive blocks of a tiled transpose read along
+    the input's rows but write tiles a tile's width of rows apart, so their writes open a new DRAM page each."""
+    k = get(kernel) if isinstance(kernel, str) else kernel
+    by, bx = INTERIOR
+    here, after = model(k, itemsize, (by, bx)).accesses, model(k, itemsize, (by, bx + 1)).accesses
+    row_bytes = ROW_ELEMENTS * itemsize
+    found = {}
+    for op in ("load", "store"):
+        pairs = [(a, b) for a, b in zip(here, after) if a.space == "global" and a.op == op]
+        apart = sum(1 for a, b in pairs if min(a.addresses) // row_bytes != min(b.addresses) // row_bytes)
+        found[op] = apart / len(pairs) if pairs else 0.0
+    return found
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 constants (lab/calibrate.py).
 
 Each limiter is a time on the whole matrix:
-- dram: the bytes at the device copy's rate (cudaMemcpy device to device);
+- dram: the bytes at the device copy's rate (cudaMemcpy device to device), plus what DRAM pages cost when a
+  block's reads or writes start rows apart from the previous block's (model.rows_apart): each byte read rows
+  apart costs `rows_apart_load_cost` more, each byte written rows apart `rows_apart_store_cost` more;
 - latency: what the blocks cannot hide. A block waits `rounds` load latencies (the loads of one round are in
   flight together), its barrier, start and exit (block_ns + block_ns_per_warp a warp) and its own shared-memory
   wavefronts; an SM runs `blocks_per_sm` blocks at a time, so the grid takes ceil(blocks / (SMs x blocks_per_sm))
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from ..lab.calibrate import DeviceConstants
 from ..lab.registry import LabKernel, get
 from .gpus import GpuSpec, spec
-from .model import SECTOR, model, occupancy
+from .model import SECTOR, model, occupancy, rows_apart
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class Traits:
     wavefronts_per_block: float
     lines_per_element: float  # distinct 128-byte lines per element, the worse of a load and a store request
     partial_sectors_per_element: float
+    loads_rows_apart: float = 0.0  # share of the loads that start rows apart from the previous block's
+    stores_rows_apart: float = 0.0
     working_fraction: float = 1.0  # blocks of the grid that move data (in place: those on or above the diagonal)
 
 
@@ -52,25 +56,25 @@ def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int 
     staged = k.uses_shared
     if k.name == "naive-1d":
         tile = threads  # one element a thread, a 1-D grid
-    per_thread = max(1, tile // threads)
-    if k.in_place:
-        tile *= 2  # a working block swaps a tile with its mirror
-        per_thread *= 2
+    passes = max(1, tile // threads)  # each warp repeats its listed accesses once per element of a tile
+    loads = len(m.of("global", "load"))  # in place: a tile and its mirror
     global_acc = m.of("global", "load") + m.of("global", "store")
     lines = max(len(set(a.lines)) / len(a.addresses) for a in global_acc)
-    partial = 0.0
+    partial, stored = 0, 0
     for a in m.of("global", "store"):
         written: dict[int, int] = {}
         for addr in a.addresses:
             written[addr // SECTOR] = written.get(addr // SECTOR, 0) + a.itemsize
-        partial += sum(1 for b in written.values() if b < SECTOR) / len(a.addresses)
+        partial += sum(1 for b in written.values() if b < SECTOR)
+        stored += len(a.addresses)
     warps = threads // 32
-    passes = per_thread  # each warp repeats its listed accesses once per element it moves
     wavefronts = warps * passes * sum(a.wavefronts for a in m.accesses if a.space == "shared")
-    return Traits(threads=threads, blocks_per_sm=occ.blocks_per_sm, elements_per_block=tile,
-                  rounds=1 if staged else per_thread, loads_per_thread=per_thread if staged else 1,
+    apart = rows_apart(k, itemsize)
+    return Traits(threads=threads, blocks_per_sm=occ.blocks_per_sm, elements_per_block=tile * loads,
+                  rounds=1 if staged else passes * loads, loads_per_thread=passes * loads if staged else 1,
                   barrier=staged, wavefronts_per_block=wavefronts, lines_per_element=lines,
-                  partial_sectors_per_element=partial, working_fraction=0.5 if k.in_place else 1.0)
+                  partial_sectors_per_element=partial / stored, loads_rows_apart=apart["load"],
+                  stores_rows_apart=apart["store"], working_fraction=0.5 if k.in_place else 1.0)
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,10 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
     waves = math.ceil(blocks / (c.sms * t.blocks_per_sm))
     barrier_ns = c.block_ns + c.block_ns_per_warp * t.threads / 32 if t.barrier else 0.0
     per_block_ns = t.rounds * c.latency_ns + barrier_ns + t.wavefronts_per_block / c.shared_wavefronts_per_ns
+    pages = (t.loads_rows_apart * c.rows_apart_load_cost + t.stores_rows_apart * c.rows_apart_store_cost) / 2
     terms = {
-        "dram": nbytes / (c.copy_gbps * 1e9),
+        "dram": nbytes / (c.copy_gbps * 1e9) * (1 + pages),
+        "pages": nbytes / (c.copy_gbps * 1e9) * pages,
         "latency": waves * per_block_ns * 1e-9,
         "shared": blocks * t.wavefronts_per_block / (c.sms * c.shared_wavefronts_per_ns) * 1e-9,
         "l1": elements * t.lines_per_element / (c.sms * c.l1_lines_per_ns) * 1e-9,
@@ -144,8 +150,11 @@ def _limiter(k: LabKernel, t: Traits, slowest: str, terms: dict, in_flight: floa
         return f"partial-sector stores: {t.partial_sectors_per_element * 32:.0f} a request"
     if near_copy:
         return "DRAM"
-    parts = {"load_latency": terms["load_latency"], "barrier": terms["barrier"],
-             "shared": max(terms["shared"], terms["block_shared"])}
+    # each part's share of the memory time: d(memory)/d(term) = term / memory, so a part weighs part x term
+    parts = {"load_latency": terms["load_latency"] * terms["latency"],
+             "barrier": terms["barrier"] * terms["latency"],
+             "shared": max(terms["shared"] ** 2, terms["block_shared"] * terms["latency"]),
+             "pages": terms["pages"] * terms["dram"]}
     part = max(parts, key=lambda key: parts[key])
     flight = f"{in_flight:.0f} KiB per SM of {needed:.0f} needed"
     if part == "shared":
@@ -153,4 +162,7 @@ def _limiter(k: LabKernel, t: Traits, slowest: str, terms: dict, in_flight: floa
         return f"bank conflicts: {ways}-way" if ways > 1 else "shared memory"
     if part == "barrier":
         return f"barrier stalls: {t.threads // 32} warps a block wait for their loads (in flight: {flight})"
+    if part == "pages":
+        sides = [side for side, share in (("reads", t.loads_rows_apart), ("writes", t.stores_rows_apart)) if share]
+        return f"DRAM pages: the next block's {' and '.join(sides)} start rows apart"
     return f"bytes in flight: {flight}"

@@ -10,6 +10,10 @@ Each constant comes from a probe that isolates it, on an 8192 x 8192 float32 mat
 - shared_wavefronts_per_ns (per SM): reads with a 32-way bank conflict;
 - l1_lines_per_ns (per SM): loads whose 32 threads touch 32 different 128-byte lines;
 - partial_sectors_per_ns (whole GPU): stores that write 4 bytes of each of 32 sectors;
+- rows_apart_load_cost, rows_apart_store_cost: what a byte costs beyond the copy's rate when a block reads
+  (writes) rows apart from the block launched before it, from 32 x 32 tiles moved by 256 threads in three
+  orders: in place of a copy, written to the transposed tile's place (writes rows apart), and numbered along
+  diagonals (reads and writes rows apart), each against the first;
 - launch_us: one launch of a kernel with nothing to do, timed as the lab times its kernels.
 """
 
@@ -25,7 +29,7 @@ from pathlib import Path
 
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "explain" / "devices"
 SIDE = 8192
-SCHEMA = 1
+SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,8 @@ class DeviceConstants:
     shared_wavefronts_per_ns: float
     l1_lines_per_ns: float
     partial_sectors_per_ns: float
+    rows_apart_load_cost: float
+    rows_apart_store_cost: float
     launch_us: float
     reference: bool = False  # True: read from a shipped file, not measured on this machine
 
@@ -172,6 +178,15 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
     t_gather = fastest(probes.make_sectors(1, False, side))
     t_scatter = fastest(probes.make_sectors(1, True, side))
 
+    step("DRAM pages")
+    order = {}
+    for how in ("copy", "transpose", "diagonal"):
+        kernel = probes.make_segments(32, 32, how)
+        order[how] = time_launch(lambda k=kernel: k[(side // 32) ** 2, probes.SEGMENT_THREADS](y, x), flush)
+    # time = bytes / copy x (1 + (reads apart x load cost + writes apart x store cost) / 2), against the copy order
+    store_cost = max(0.0, 2 * (order["transpose"] / order["copy"] - 1))
+    load_cost = max(0.0, 2 * (order["diagonal"] / order["copy"] - 1) - store_cost)
+
     step("launch")
     small = cuda.device_array((32, 32), np.float32)
     one = probes.make_tiles(1, False)
@@ -182,4 +197,5 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
         clock_ghz=dev.CLOCK_RATE / 1e6, copy_gbps=nbytes / copy_s / 1e9, latency_ns=latency_s * 1e9,
         block_ns=base * 1e9, block_ns_per_warp=per_warp * 1e9,
         shared_wavefronts_per_ns=wavefronts / t / 1e9 / sms, l1_lines_per_ns=x.size / t_gather / 1e9 / sms,
-        partial_sectors_per_ns=x.size / t_scatter / 1e9, launch_us=launch_s * 1e6)
+        partial_sectors_per_ns=x.size / t_scatter / 1e9, rows_apart_load_cost=load_cost,
+        rows_apart_store_cost=store_cost, launch_us=launch_s * 1e6)

@@ -110,3 +110,47 @@ def make_shared(stride: int, rounds: int):
 
 
 SHARED_READS_PER_ROUND = 8
+
+
+SEGMENT_THREADS = 256
+
+
+def make_segments(width: int, height: int, order: str):
+    """Blocks of 256 threads move H x W tiles of a float32 matrix, K = W * H / 256 loads a thread, one tile a
+    block. Reads are rows of W elements; ORDER says where a tile's bytes go:
+    - "copy": the same place (a copy, both sides in the input's row order);
+    - "transpose": the transposed tile's place, written in rows of H elements (the DRAM pattern of a tiled
+      transpose without its shuffle: consecutive blocks write W rows apart);
+    - "diagonal": as "transpose", with tiles numbered along diagonals (consecutive blocks read and write rows
+      apart)."""
+    if width * height % SEGMENT_THREADS or order not in ("copy", "transpose", "diagonal"):
+        raise ValueError(f"segments: {height}x{width} tiles, order {order!r}")
+    K = width * height // SEGMENT_THREADS
+    W, H, T = u32(width), u32(height), u32(SEGMENT_THREADS)
+    TRANSPOSE, DIAGONAL = order != "copy", order == "diagonal"
+
+    @cuda.jit
+    def segments(out, x):
+        vals = cuda.local.array(K, float32)
+        tiles_x = uint32(uint32(x.shape[1]) // W)
+        tiles_y = uint32(uint32(x.shape[0]) // H)
+        count = uint32(tiles_x * tiles_y)
+        tid = uint32(cuda.threadIdx.x)
+        t = uint32(cuda.blockIdx.x)
+        while t < count:
+            tr, tc = uint32(t // tiles_x), uint32(t % tiles_x)
+            if DIAGONAL:
+                tr = uint32(t % tiles_y)
+                tc = uint32(uint32(t // tiles_y + tr) % tiles_x)
+            for i in range(K):
+                f = uint32(uint32(i) * T + tid)
+                vals[i] = x[uint32(tr * H + f // W), uint32(tc * W + f % W)]
+            for i in range(K):
+                f = uint32(uint32(i) * T + tid)
+                if TRANSPOSE:
+                    out[uint32(tc * W + f // H), uint32(tr * H + f % H)] = vals[i]
+                else:
+                    out[uint32(tr * H + f // W), uint32(tc * W + f % W)] = vals[i]
+            t = uint32(t + uint32(cuda.gridDim.x))
+
+    return segments
