@@ -13,6 +13,7 @@ from cornerturn.explain.model import model, occupancy, rows_apart, tile_of
 from cornerturn.explain.speed import predict, traits
 from cornerturn.lab import calibrate
 from cornerturn.lab.calibrate import DeviceConstants
+from cornerturn.lab.profile import describe, limiter_agrees
 from cornerturn.lab.registry import REGISTRY, get
 
 
@@ -120,6 +121,24 @@ def test_speed_worked_by_hand():
     p = predict("diagonal", 1024, 1024, 4, ROUND)
     assert p.terms["dram"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 1.15 * 1e-9)
     assert p.terms["pages"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 0.15 * 1e-9)
+
+
+def test_nsight_view_and_the_limiters_it_confirms():
+    def counters(dram, l2, l1, **stalls):
+        return {"dram_pct": dram, "l2_pct": l2, "l1_pct": l1, "stalls": {"selected": 1.0, **stalls}}
+
+    streaming = counters(82, 77, 22, long_scoreboard=25.0, barrier=10.0, wait=2.0)
+    assert describe(streaming) == "busiest DRAM 82%; stalls: long scoreboard 68%, barrier 27%"
+    assert limiter_agrees("DRAM", streaming) and limiter_agrees("DRAM pages: the next block's writes", streaming)
+    assert not limiter_agrees("bank conflicts: 32-way", streaming)
+    assert not limiter_agrees("bytes in flight: 8 KiB per SM of 11 needed", streaming)  # a unit at 80% or more
+    waiting = counters(34, 43, 16, long_scoreboard=14.0, barrier=10.0)
+    assert limiter_agrees("barrier stalls: 32 warps", waiting) and not limiter_agrees("DRAM", waiting)
+    partial = counters(12, 83, 51, long_scoreboard=200.0)
+    assert limiter_agrees("partial-sector stores: 32 a request", partial)
+    assert not limiter_agrees("partial-sector stores: 32 a request", counters(50, 83, 51, drain=3.0))
+    assert limiter_agrees("L1 lines: 32 a request", counters(38, 50, 99, long_scoreboard=75.0))
+    assert limiter_agrees("launch: 4 us for the whole matrix", streaming) is None
 
 
 def test_limiters_name_the_lesson():

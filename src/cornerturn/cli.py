@@ -310,7 +310,7 @@ def _profile(result, simulated: bool) -> dict | None:
 
 
 def _profile_verdicts(table_rows: list[dict]) -> list[str]:
-    from .lab.profile import agrees
+    from .lab.profile import EXPECT, agrees, describe, limiter_agrees
 
     lines = []
     for r in table_rows:
@@ -328,7 +328,14 @@ def _profile_verdicts(table_rows: list[dict]) -> list[str]:
         off = [f"{k}: ncu {v[0]:.2f} vs model {v[1]:.2f}" for k, v in checks.items()
                if v[0] is not None and not agrees(v[0], v[1])]
         r["ncu_agrees"] = not off
-        lines.append(f"ncu {r['kernel']}: " + ("agrees with the model" if not off else "DIFFERS: " + "; ".join(off)))
+        lines.append(f"ncu {r['kernel']}: " + ("counts agree with the model" if not off else
+                                               "counts DIFFER: " + "; ".join(off)))
+        verdict = limiter_agrees(r["limiter"], n)
+        r["ncu_view"], r["ncu_limiter_agrees"] = describe(n), verdict
+        if verdict is not None:
+            kind = "DRAM" if r["limiter"].startswith("DRAM") else r["limiter"].split(":")[0]
+            lines.append(f"    limiter {kind!r} ({EXPECT[kind]}): {describe(n)}: "
+                         + ("agrees" if verdict else "DIFFERS"))
     return lines
 
 
