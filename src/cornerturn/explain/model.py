@@ -153,7 +153,8 @@ def model(kernel: LabKernel | str, itemsize: int = 4, block: tuple[int, int] = I
         g("store", "out[out_row, out_col]", out_base, [(y0 + ty, x0 + tx) for tx, ty in threads])
         return m
     read = [(y0 + ty, x0 + tx) for tx, ty in threads]
-    g("load", "x[y0 + ty, x0 + tx]", x_base, read)
+    src, dst, buf = ("a", "a", "upper") if k.in_place else ("x", "out", "buf")  # in place: one matrix, two tiles
+    g("load", f"{src}[y0 + ty, x0 + tx]", x_base, read)
     width = tile_c + k.pad
     if k.family == "copy":
         if k.uses_shared:
@@ -164,15 +165,15 @@ def model(kernel: LabKernel | str, itemsize: int = 4, block: tuple[int, int] = I
     if k.family == "naive":
         g("store", "out[x0 + tx, y0 + ty]", out_base, [(c, r) for r, c in read])
         return m
-    sh("store", "buf[ty, tx]", width, [(ty, tx) for tx, ty in threads])
+    sh("store", f"{buf}[ty, tx]", width, [(ty, tx) for tx, ty in threads])
     if k.family == "rectangular":
         t_ids = [ty * k.block[0] + tx for tx, ty in threads]
         cells = [(t % tile_r, t // tile_r) for t in t_ids]  # (out_c, out_r)
         sh("load", "buf[out_c, out_r]", width, cells)
         g("store", "out[x0 + out_r, y0 + out_c]", out_base, [(x0 + r, y0 + c) for c, r in cells])
         return m
-    sh("load", "buf[tx, ty]", width, [(tx, ty) for tx, ty in threads])
-    g("store", "out[x0 + ty, y0 + tx]", out_base, [(x0 + ty, y0 + tx) for tx, ty in threads])
+    sh("load", f"{buf}[tx, ty]", width, [(tx, ty) for tx, ty in threads])
+    g("store", f"{dst}[x0 + ty, y0 + tx]", out_base, [(x0 + ty, y0 + tx) for tx, ty in threads])
     if k.in_place:  # the mirror tile, read and written in the same matrix
         mirror = [(x0 + ty, y0 + tx) for tx, ty in threads]
         g("load", "a[x0 + ty, y0 + tx]", x_base, mirror)
