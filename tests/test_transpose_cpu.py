@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cornerturn
-from cornerturn.cpu.planner import CPU_VARIANTS, choose_variant
+from cornerturn.cpu.kernels import SKINNY_RUN
+from cornerturn.cpu.planner import CPU_VARIANTS, SKINNY_MAX, choose_variant
 from cornerturn.problem import canonical
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -58,6 +59,26 @@ def test_every_cpu_variant(variant, rng):
             out = poisoned((shape[0], shape[2], shape[1]), dtype)
             variant.kernel()(x, out)
             assert_bits_equal(out, reference(x))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("short", [2, 3, SKINNY_MAX])
+def test_skinny_matrices_run_along_their_long_side(dtype, short, rng):
+    """A side of a few elements (colour channels): both orientations, a batch, a long side that is not a
+    whole number of runs, inputs reversed along their rows and strided along their batch."""
+    long = SKINNY_RUN + 1001
+    for shape in [(3, short, long), (2, long, short)]:
+        x = random_bits((2 * shape[0], shape[1], shape[2]), dtype, rng)[::2, :, ::-1]
+        plan = cornerturn.plan(x.shape, x.dtype, device="cpu")
+        side = "rows" if shape[1] == short else "cols"
+        assert plan.method.startswith(f"skinny-{short}{side}-")
+        out = poisoned((shape[0], shape[2], shape[1]), dtype)
+        assert cornerturn.transpose(x, out=out) is out
+        assert_bits_equal(out, reference(x))
+    wider = random_bits((SKINNY_MAX + 1, 20000), dtype, rng)
+    assert not cornerturn.plan(wider.shape, wider.dtype, device="cpu").method.startswith("skinny")
+    assert_bits_equal(cornerturn.transpose(wider), reference(wider))
 
 
 def test_large_parallel_paths(rng):

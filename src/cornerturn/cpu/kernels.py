@@ -5,7 +5,9 @@ the stores run along one output row, so each output cache line is written in one
 threads column of tiles by column of tiles, so neighbouring threads write neighbouring output rows. The micro
 tile's extents are compile-time constants (closure variables), so its loops unroll; each factory call compiles
 once per array layout and is kept in Numba's on-disk cache. Bytes whose rows and columns are whole 64-bit words
-move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone.
+move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone. A matrix with a side of a few
+elements (3 colour channels) moves in runs along its long side (`skinny_kernel`): a few sequential streams on
+one side, one on the other.
 """
 
 from __future__ import annotations
@@ -81,5 +83,37 @@ def byte_block_kernel(tile_blocks: int, parallel: bool):
                 for bi in range(ti * T, min(ti * T + T, row_blocks)):
                     i = 8 * bi
                     store8(out, b, j, bi, transpose8(load8(x, b, i, bj)))
+
+    return kernel
+
+
+SKINNY_RUN = 2048  # elements of the long side a task moves
+
+
+@functools.cache
+def skinny_kernel(short: int, short_rows: bool, parallel: bool):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] where x has `short` rows (short_rows) or `short` columns, a
+    compile-time constant, so the short loop unrolls. Tasks are runs of SKINNY_RUN elements of the long side:
+    with short rows each task reads `short` input streams and writes one output run; with short columns it
+    reads one input run and writes `short` output streams."""
+    S, ROWS = short, short_rows
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out):
+        batch, rows, cols = x.shape
+        long = cols if ROWS else rows
+        runs = (long + SKINNY_RUN - 1) // SKINNY_RUN
+        for t in prange(batch * runs):
+            b = t // runs
+            k0 = (t - b * runs) * SKINNY_RUN
+            k1 = min(k0 + SKINNY_RUN, long)
+            if ROWS:
+                for j in range(k0, k1):
+                    for i in range(S):
+                        out[b, j, i] = x[b, i, j]
+            else:
+                for i in range(k0, k1):
+                    for j in range(S):
+                        out[b, j, i] = x[b, i, j]
 
     return kernel

@@ -19,6 +19,7 @@ from ..problem import Permutation, Problem, canonical
 
 PARALLEL_MIN_ELEMENTS = 256 * 256
 NUMPY_MAX_ELEMENTS = 100 * 100
+SKINNY_MAX = 7  # a side of at most this many elements moves in runs along the other (skinny_kernel)
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,25 @@ CPU_VARIANTS: tuple[CpuVariant, ...] = (
     CpuVariant("tiles128-micro8x8-serial", 128, 8, 8, False, (2, 4)),
     CpuVariant("tiles128-micro4x4-serial", 128, 4, 4, False, (8, 16)),
 )
+
+
+@dataclass(frozen=True)
+class SkinnyVariant:
+    """A matrix with `short` rows (short_rows) or columns: runs along its long side, the short loop unrolled."""
+
+    short: int
+    short_rows: bool
+    parallel: bool
+
+    @property
+    def name(self) -> str:
+        side = "rows" if self.short_rows else "cols"
+        return f"skinny-{self.short}{side}-{'parallel' if self.parallel else 'serial'}"
+
+    def kernel(self):
+        from .kernels import skinny_kernel
+
+        return skinny_kernel(self.short, self.short_rows, self.parallel)
 
 
 @dataclass(frozen=True)
@@ -109,7 +129,7 @@ class CpuPlan:
     name: str  # "empty", "numpy-copy", "numpy" or a variant's name
     reason: str
     geometry: Geometry | None = None
-    variant: CpuVariant | None = None
+    variant: CpuVariant | SkinnyVariant | None = None
     edge_variant: CpuVariant | None = None  # packed plans: the element kernel of the rows and columns past the blocks
 
     @functools.cached_property
@@ -144,6 +164,10 @@ def choose_variant(problem: Problem | Permutation):
     parallel = problem.elements >= PARALLEL_MIN_ELEMENTS
     threads = "threads pay" if parallel else "too small for threads to pay"
     reason = f"{problem.elements} elements of {problem.itemsize} B: {threads}"
+    short = min(problem.rows, problem.cols)
+    if short <= SKINNY_MAX:
+        skinny = SkinnyVariant(short, problem.rows == short, parallel)
+        return CpuPlan(skinny.name, f"{reason}; a side of {short} elements: runs along the other", geometry, skinny)
     variant = _variant(parallel, problem.itemsize, packed=False)
     if packable(problem):
         packed = _variant(parallel, problem.itemsize, packed=True)
