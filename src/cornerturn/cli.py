@@ -310,7 +310,7 @@ def _profile(result, simulated: bool) -> dict | None:
 
 
 def _profile_verdicts(table_rows: list[dict]) -> list[str]:
-    from .lab.profile import EXPECT, agrees, describe, limiter_agrees
+    from .lab.profile import EXPECT, agrees, describe, limiter_agrees, limiter_kind
 
     lines = []
     for r in table_rows:
@@ -333,7 +333,7 @@ def _profile_verdicts(table_rows: list[dict]) -> list[str]:
         verdict = limiter_agrees(r["limiter"], n)
         r["ncu_view"], r["ncu_limiter_agrees"] = describe(n), verdict
         if verdict is not None:
-            kind = "DRAM" if r["limiter"].startswith("DRAM") else r["limiter"].split(":")[0]
+            kind = limiter_kind(r["limiter"])
             lines.append(f"    limiter {kind!r} ({EXPECT[kind]}): {describe(n)}: "
                          + ("agrees" if verdict else "DIFFERS"))
     return lines

@@ -44,7 +44,6 @@ class Traits:
     partial_sectors_per_element: float
     loads_rows_apart: float = 0.0  # share of the loads that start rows apart from the previous block's
     stores_rows_apart: float = 0.0
-    working_fraction: float = 1.0  # blocks of the grid that move data (in place: those on or above the diagonal)
 
 
 def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int = 32) -> Traits:
@@ -74,7 +73,7 @@ def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int 
                   rounds=1 if staged else passes * loads, loads_per_thread=passes * loads if staged else 1,
                   barrier=staged, wavefronts_per_block=wavefronts, lines_per_element=lines,
                   partial_sectors_per_element=partial / stored, loads_rows_apart=apart["load"],
-                  stores_rows_apart=apart["store"], working_fraction=0.5 if k.in_place else 1.0)
+                  stores_rows_apart=apart["store"])
 
 
 @dataclass(frozen=True)

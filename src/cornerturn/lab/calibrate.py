@@ -121,14 +121,14 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
     from numba import cuda
 
     from . import probes
-    from .runner import device_copy_gbps, make_flush
+    from .runner import device_copy_gbps, device_description, make_flush
 
     def step(what):
         if progress:
             progress(what)
 
     dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    name = device_description()[0]
     sms = dev.MULTIPROCESSOR_COUNT
     x = cuda.to_device(np.random.default_rng(7).random((side, side), dtype=np.float32) + 1)
     y = cuda.device_array_like(x)

@@ -110,10 +110,15 @@ EXPECT = {
 }
 
 
+def limiter_kind(limiter: str) -> str:
+    """The key of EXPECT a limiter falls under: its words before the colon ("DRAM pages: ..." is DRAM's)."""
+    return "DRAM" if limiter.startswith("DRAM") else limiter.split(":")[0]
+
+
 def limiter_agrees(limiter: str, n: dict) -> bool | None:
     """Whether Nsight Compute's counters show what the model's limiter says (EXPECT); None when the limiter
     has no counter to check (launch) or the counters are missing."""
-    kind = "DRAM" if limiter.startswith("DRAM") else limiter.split(":")[0]
+    kind = limiter_kind(limiter)
     v = view(n)
     if kind not in EXPECT or v["unit"] is None:
         return None
