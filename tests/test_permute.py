@@ -214,10 +214,15 @@ def test_permute_dims_random(case):
 
 
 @pytest.mark.parametrize("shape, axes, dtype, method", [
-    ((40, 50, 60), (2, 1, 0), np.float32, "permute-tiles"),
-    ((12, 10, 9, 8, 7), (4, 2, 0, 3, 1), np.uint8, "permute-tiles"),
-    ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "permute-tiles"), ((6, 20, 30, 40), (0, 2, 1, 3), np.float32, "runs"),
-    ((30, 20, 20), (1, 2, 0), np.complex128, None), ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64, "permute-tiles"),
+    ((40, 50, 60), (2, 1, 0), np.float32, "permute-plane"),
+    ((12, 10, 9, 8, 7), (4, 2, 0, 3, 1), np.uint8, "permute-plane"),
+    ((6, 7, 9, 5, 10), (2, 0, 4, 1, 3), np.int64, "permute-tiles"),  # the output's innermost axis: 5 elements
+    ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-tiles"),
+    ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "permute-tiles"),  # a 32-byte unit: words of the table kernel
+    ((6, 20, 30, 40), (0, 2, 1, 3), np.float32, "runs"), ((33, 17, 5, 19), (1, 0, 2, 3), np.int16, "runs"),
+    ((30, 20, 20), (1, 2, 0), np.complex128, None), ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64, "permute-plane"),
+    ((9, 11, 13, 17), (3, 1, 0, 2), np.complex128, "permute-plane"),  # 16-byte units as one word
+    ((12, 5, 7, 3, 40), (2, 4, 1, 3, 0), np.float16, "permute-plane"),
 ], ids=str)
 def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
     x = random_bits(shape, dtype, rng)
@@ -230,6 +235,49 @@ def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
     assert cornerturn.permute_dims(x, axes, out=out) is out
     assert_bits_equal(out, reference(x, axes))
     assert_bits_equal(cornerturn.permute_dims(x[::-1], axes), reference(x[::-1], axes))
+
+
+@pytest.mark.parametrize("method, shape, axes, dtype", [
+    ("permute-plane", (70, 9, 33), (2, 0, 1), np.float32), ("permute-plane", (9, 3, 40, 11), (2, 3, 1, 0), np.uint8),
+    ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128), ("permute-tiles", (7, 5, 9, 40), (3, 1, 2, 0), np.int16),
+    ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
+], ids=str)
+def test_cpu_permutation_kernels_on_views(method, shape, axes, dtype, rng):
+    """Each CPU kernel on views that step, reverse and offset every axis (negative strides fold into the tables
+    and the plane's stride), bit for bit into poisoned outputs."""
+    big = random_bits(tuple(2 * n + 3 for n in shape), dtype, rng)
+    views = [big[tuple(slice(1, 1 + n) for n in shape)], big[tuple(slice(None, 2 * n, 2) for n in shape)],
+             big[tuple(slice(2 * n - 1, None, -2) for n in shape)], big[tuple(slice(n + 2, 2, -1) for n in shape)]]
+    from cornerturn.cpu import choose_variant
+
+    assert choose_variant(canonical_permutation(shape, views[0].strides, views[0].itemsize, axes)).name == method
+    for x in views:  # the others may plan otherwise (a run that steps is no run): each is checked all the same
+        assert x.shape == shape
+        out = poisoned(reference(x, axes).shape, dtype)
+        cornerturn.permute_dims(x, axes, out=out)
+        assert_bits_equal(out, reference(x, axes))
+
+
+def test_plane_sides_by_hand():
+    """float16 14x4x50x95x17x9 by (1, 2, 3, 5, 4, 0): axes 1-3 stay neighbours (one axis of 19,000, input stride 153
+    elements); the plane is the output's innermost axis (axis 0: 14 elements, input stride 19,000 x 153) against the
+    input's two fastest (axis 5, stride 1, then axis 4, stride 9: 153 elements >= 16); output strides 1, 238 and 14."""
+    from cornerturn.cpu.permute import PlaneSides, plane_sides
+    from cornerturn.tiling import Axis
+
+    p = canon((14, 4, 50, 95, 17, 9), (1, 2, 3, 5, 4, 0), itemsize=2)
+    assert plane_sides(p) == PlaneSides(2, Axis(14, 2_907_000, 1), (Axis(9, 1, 238), Axis(17, 9, 14)),
+                                        (Axis(19_000, 153, 2142),))
+    assert plane_sides(canon((7, 4, 5, 14), (3, 1, 2, 0))) is None  # the output's innermost axis: 7 elements
+
+
+def test_plane_shape_validates():
+    from cornerturn.cpu.permute import PlaneShape
+
+    assert PlaneShape(64, 4, 8).micro_b == 8
+    for bad, words in [((64, 0, 8), "micro_a"), ((64, 8, 3), "divide"), ((64.0, 8, 8), "tile")]:
+        with pytest.raises(ValueError, match=words):
+            PlaneShape(*bad)
 
 
 def test_plan_with_axes_executes_and_says_what_it_runs(rng):

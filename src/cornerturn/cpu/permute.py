@@ -1,10 +1,13 @@
-"""The CPU's general permutation: the tile's sides of cornerturn.tiling, moved by one Numba kernel.
+"""The CPU's general permutation: three Numba kernels over offset tables, chosen by the unit that moves.
 
-Each side's offsets are tables computed once (A's input offsets, B's input and output offsets, the rest's two);
-a task moves one BLOCK x BLOCK tile of one rest index in MICRO x MICRO micro tiles, the inner loop along A, so that
-each output row of a micro tile is written as one contiguous run while the loads gather from MICRO input lines,
-which stay in L1. Runs contiguous on both sides of RUN_BYTES and more are copied whole, in the output's order. Tasks
-are shared among threads (prange). Small requests go to NumPy's strided copy.
+permute-plane (the unit is a host word of 1 to 16 bytes and the output's innermost axis has PLANE_MIN_A elements or
+more): a task moves one tile of the plane spanned by that axis (a: stored contiguously, loaded with one stride) and
+B, the input's fastest other axes (b: offsets from a table, consecutive in the input), for one index of every other
+axis, in micro tiles whose sides are compile-time constants; the innermost loop reads no table.
+permute-tiles (anything else, e.g. a short innermost output axis): both sides of the tile from tables.
+runs (a unit of RUN_BYTES or more contiguous on both sides): tiles of runs, B's runs against the output's next
+axis, each run copied whole. Every index is unsigned, so Numba adds no negative-index fix-up to the loops. Tasks
+are shared among threads (prange). Small requests go to NumPy.
 """
 
 from __future__ import annotations
@@ -15,21 +18,56 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import prange
+from numba import prange, uint64
 
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
-from ..tiling import Sides, element_bytes, split, widest_word
+from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
 
-BLOCK = 32  # words a tile side
-MICRO = 8  # words a micro tile side
-SIDE_WORDS = 16  # each side of the tile gathers axes until it spans this many words
-# 32 x 32 tiles of 8 x 8 micro tiles: 1.3 to 1.9 times plain 64 x 64 tiles (float32 256^3 by (2,1,0) 29% of the copy
-# against 21%, 16^6 by (5,3,1,4,0,2) 37% against 19%, 64^4 by (3,1,2,0) 29% against 21%; 2-core machine, 2026-11-24)
 NUMPY_MAX_ELEMENTS = 100 * 100  # NumPy's strided copy below this many elements (the tile kernels' threshold too)
-# Runs contiguous on both sides of at least RUN_BYTES are copied whole (_runs): float32 53x1032x167 by (1,0,2), runs
-# of 668 bytes, went from 9% of the copy in the tile kernel to 72%; 2-core machine, 2026-11-24
-RUN_BYTES = 64
+# permute-tiles: 32 x 32 tiles of 8 x 8 micro tiles, each side gathering axes until it spans SIDE_WORDS words
+BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
+# Runs contiguous on both sides of at least RUN_BYTES are copied whole, RUN_TILE x RUN_TILE runs a tile
+RUN_BYTES, RUN_TILE = 64, 16
+PLANE_MIN_A = 8  # elements of the output's innermost axis from which permute-plane runs
+PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
+
+
+@dataclass(frozen=True)
+class PlaneShape:
+    """A permute-plane tile: `tile` x `tile` units, in micro tiles of micro_a (along the output) x micro_b."""
+
+    tile: int
+    micro_a: int
+    micro_b: int
+
+    def __post_init__(self) -> None:
+        for name in ("tile", "micro_a", "micro_b"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"PlaneShape.{name}: a positive int, got {value!r}")
+        if self.tile % self.micro_a or self.tile % self.micro_b:
+            raise ValueError(f"PlaneShape: micro tiles {self.micro_a} x {self.micro_b} must divide the tile "
+                             f"{self.tile}")
+
+
+# Tiles per unit size, from random permutations on a 2-core machine (2026-11-24, scripts/cpu_permute_sweep.py at the
+# commit that added this kernel, seeds 303 and 404; docs/permute.md): 128 x 128 in 8 x 8 micro tiles with B of 64
+# elements, against torch 2.5x (1 B), 3.3x (2 B), 1.25x (4 B), 1.2x (8 B) in geometric mean on seed 404; 16-byte
+# units 64 x 64 in 4 x 8 micro tiles (1.15x, 8 x 8 micro tiles 0.96x)
+PLANE_SHAPES = {1: PlaneShape(128, 8, 8), 2: PlaneShape(128, 8, 8), 4: PlaneShape(128, 8, 8),
+                8: PlaneShape(128, 8, 8), 16: PlaneShape(64, 4, 8)}
+
+
+@dataclass(frozen=True)
+class PlaneSides:
+    """The plane's axes in units of `word` bytes: a (the output's innermost), B (innermost first), the others
+    (the output's innermost first)."""
+
+    word: int
+    a: Axis
+    b: tuple[Axis, ...]
+    others: tuple[Axis, ...]
 
 
 @dataclass(frozen=True)
@@ -37,7 +75,26 @@ class PermutePlan:
     name: str
     reason: str
     perm: Permutation
-    sides: Sides | None  # None where NumPy runs it
+    sides: Sides | PlaneSides | None  # None where NumPy runs it
+
+
+def plane_sides(perm: Permutation) -> PlaneSides | None:
+    """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride)
+    and the output's innermost axis is long enough; else None."""
+    unit = element_bytes(perm)
+    strides = perm.in_strides[:-1] if unit != perm.itemsize else perm.in_strides
+    if unit not in (1, 2, 4, 8, 16) or any(s % unit for s in strides):
+        return None
+    axes = word_axes(perm, unit)
+    a = axes[-1]
+    if a.extent < PLANE_MIN_A or len(axes) < 2:
+        return None
+    left = sorted(range(len(axes) - 1), key=lambda i: abs(axes[i].in_stride))
+    b: list[int] = []
+    while left and len(b) < 3 and math.prod(axes[i].extent for i in b) < PLANE_MIN_B:
+        b.append(left.pop(0))
+    others = tuple(axes[i] for i in reversed(range(len(axes) - 1)) if i not in b)
+    return PlaneSides(unit, a, tuple(axes[i] for i in b), others)
 
 
 def plan(perm: Permutation) -> PermutePlan:
@@ -46,8 +103,13 @@ def plan(perm: Permutation) -> PermutePlan:
     unit = element_bytes(perm)
     if unit >= RUN_BYTES:  # A is the unit alone: one run a row of the output
         sides = split(perm, widest_word(perm), 2)
-        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides, copied whole on all threads", perm,
-                           sides)
+        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides, tiles of {RUN_TILE} x {RUN_TILE} "
+                           f"runs on all threads", perm, sides)
+    plane = plane_sides(perm)
+    if plane is not None:
+        return PermutePlan("permute-plane", f"general permutation: planes of {plane.a.extent} x "
+                           f"{math.prod(x.extent for x in plane.b)} units of {plane.word} B ({len(plane.b)} input "
+                           f"axes), {len(plane.others)} more axes", perm, plane)
     sides = split(perm, widest_word(perm), SIDE_WORDS)
     return PermutePlan("permute-tiles", f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                        f"({sides.size_a} x {sides.size_b} words of {sides.word} B), {len(sides.rest)} more axes",
@@ -60,6 +122,52 @@ def _table(axes, stride: str) -> np.ndarray:
     for axis in axes:
         offsets = (offsets[None, :] + np.arange(axis.extent, dtype=np.int64)[:, None] * getattr(axis, stride)).ravel()
     return offsets
+
+
+@functools.cache
+def plane_kernel(micro_a: int, micro_b: int):
+    """kernel(x, out, na, sa, in_b, out_b, in_o, out_o, tile): out[out_o[o] + out_b[b] + a] =
+    x[in_o[o] + in_b[b] + a * sa] for every o, b and a < na; micro tiles of micro_a a's (stored along the output)
+    by micro_b b's (loaded along the input), compile-time constants."""
+    U, V = micro_a, micro_b
+
+    @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out, na, sa, in_b, out_b, in_o, out_o, tile):
+        nb = in_b.size
+        tiles_a = (na + tile - 1) // tile
+        per = tiles_a * ((nb + tile - 1) // tile)
+        step = uint64(sa)  # a negative stride wraps; the sums below land on the right word all the same
+        for t in prange(in_o.size * per):
+            o = t // per
+            u = t - o * per
+            tb = u // tiles_a
+            a0 = (u - tb * tiles_a) * tile
+            b0 = tb * tile
+            a1 = min(a0 + tile, na)
+            b1 = min(b0 + tile, nb)
+            a_full = a0 + (a1 - a0) // U * U
+            b_full = b0 + (b1 - b0) // V * V
+            x_o = uint64(in_o[o])
+            out_o_ = uint64(out_o[o])
+            for bb in range(b0, b_full, V):
+                for aa in range(a0, a_full, U):
+                    for b in range(bb, bb + V):
+                        src = x_o + uint64(in_b[b])
+                        dst = out_o_ + uint64(out_b[b])
+                        for a in range(aa, aa + U):
+                            out[dst + uint64(a)] = x[src + uint64(a) * step]
+                for b in range(bb, bb + V):
+                    src = x_o + uint64(in_b[b])
+                    dst = out_o_ + uint64(out_b[b])
+                    for a in range(a_full, a1):
+                        out[dst + uint64(a)] = x[src + uint64(a) * step]
+            for b in range(b_full, b1):
+                src = x_o + uint64(in_b[b])
+                dst = out_o_ + uint64(out_b[b])
+                for a in range(a0, a1):
+                    out[dst + uint64(a)] = x[src + uint64(a) * step]
+
+    return kernel
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
@@ -78,39 +186,52 @@ def _permute(x, out, in_a, in_b, out_b, in_r, out_r, block):
         a1 = min(a0 + block, size_a)
         b0 = tb * block
         b1 = min(b0 + block, size_b)
-        x_base = in_r[r]
-        out_base = out_r[r]
+        x_base = uint64(in_r[r])
+        out_base = uint64(out_r[r])
         for bb in range(b0, b1, MICRO):
             be = min(bb + MICRO, b1)
             for aa in range(a0, a1, MICRO):
                 ae = min(aa + MICRO, a1)
                 for b in range(bb, be):
-                    src = x_base + in_b[b]
-                    dst = out_base + out_b[b]
+                    src = x_base + uint64(in_b[b])
+                    dst = out_base + uint64(out_b[b])
                     for a in range(aa, ae):
-                        out[dst + a] = x[src + in_a[a]]
+                        out[dst + uint64(a)] = x[src + uint64(in_a[a])]
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-def _runs(x, out, run, in_b, out_b, in_r, out_r):
+def _runs(x, out, run, in_b, out_b, in_r, out_r, n1, tile):
     """out[out_r[r] + out_b[b] + k] = x[in_r[r] + in_b[b] + k] for k < run: A is one run contiguous on both sides.
-    A task takes one b and walks the rest in order, whose first axis is the output's next after A: its runs are
-    written one after another."""
-    for b in prange(in_b.size):
-        src_b = in_b[b]
-        dst_b = out_b[b]
-        for r in range(in_r.size):
-            src = in_r[r] + src_b
-            dst = out_r[r] + dst_b
-            for k in range(run):
-                out[dst + k] = x[src + k]
+    A task takes tile x tile runs: `tile` b's (neighbours in the input) by `tile` indices of the rest's innermost
+    axis (n1 long; neighbours in the output), for one index of the rest's other axes."""
+    nb = in_b.size
+    tiles_b = (nb + tile - 1) // tile
+    tiles_r = (n1 + tile - 1) // tile
+    per = tiles_b * tiles_r
+    for t in prange(in_r.size // n1 * per):
+        o = t // per
+        u = t - o * per
+        ib = u // tiles_r
+        r0 = o * n1 + (u - ib * tiles_r) * tile
+        r1 = min(r0 + tile, o * n1 + n1)
+        for b in range(ib * tile, min(ib * tile + tile, nb)):
+            src_b = uint64(in_b[b])
+            dst_b = uint64(out_b[b])
+            for r in range(r0, r1):
+                src = uint64(in_r[r]) + src_b
+                dst = uint64(out_r[r]) + dst_b
+                for k in range(uint64(run)):
+                    out[dst + k] = x[src + k]
 
 
 @functools.lru_cache(maxsize=64)
 def _tables(plan: PermutePlan):
-    """The offset tables of a plan's sides, the rest's input offsets counted from the input's lowest address."""
+    """The offset tables of a plan's sides, the input's counted from the input's lowest address."""
     perm, sides = plan.perm, plan.sides
     lo, _ = byte_range(perm.extents, perm.in_strides, perm.itemsize)
+    if isinstance(sides, PlaneSides):
+        return (_table(sides.b, "in_stride"), _table(sides.b, "out_stride"),
+                _table(sides.others, "in_stride") - lo // sides.word, _table(sides.others, "out_stride"))
     return (_table(sides.a, "in_stride"), _table(sides.b, "in_stride"), _table(sides.b, "out_stride"),
             _table(sides.rest, "in_stride") - lo // sides.word, _table(sides.rest, "out_stride"))
 
@@ -125,8 +246,14 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     lo, hi = byte_range(perm.extents, perm.in_strides, perm.itemsize)
     flat = x.host_words((math.ceil((hi - lo) / word),), (word,), lo, word)
     out_words = out.host_words((perm.elements * perm.itemsize // word,), (word,), 0, word)
-    in_a, in_b, out_b, in_r, out_r = _tables(plan)
-    if plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
-        _runs(flat, out_words, in_a.size, in_b, out_b, in_r, out_r)
-        return
-    _permute(flat, out_words, in_a, in_b, out_b, in_r, out_r, BLOCK)
+    tables = _tables(plan)
+    if plan.name == "permute-plane":
+        shape = PLANE_SHAPES[word]
+        a = plan.sides.a
+        plane_kernel(shape.micro_a, shape.micro_b)(flat, out_words, a.extent, a.in_stride, *tables, shape.tile)
+    elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
+        in_a, in_b, out_b, in_r, out_r = tables
+        n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
+        _runs(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, RUN_TILE)
+    else:
+        _permute(flat, out_words, *tables, BLOCK)
