@@ -239,8 +239,8 @@ def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
 
 @pytest.mark.parametrize("method, shape, axes, dtype", [
     ("permute-plane", (70, 9, 33), (2, 0, 1), np.float32), ("permute-plane", (9, 3, 40, 11), (2, 3, 1, 0), np.uint8),
-    ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128), ("permute-tiles", (7, 5, 9, 40), (3, 1, 2, 0), np.int16),
-    ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
+    ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128),
+    ("permute-tiles", (7, 5, 9, 40), (3, 1, 2, 0), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
 ], ids=str)
 def test_cpu_permutation_kernels_on_views(method, shape, axes, dtype, rng):
     """Each CPU kernel on views that step, reverse and offset every axis (negative strides fold into the tables

@@ -51,8 +51,8 @@ class PlaneShape:
                              f"{self.tile}")
 
 
-# Tiles per unit size, from random permutations on a 2-core machine (2026-11-24, scripts/cpu_permute_sweep.py at the
-# commit that added this kernel, seeds 303 and 404; docs/permute.md): 128 x 128 in 8 x 8 micro tiles with B of 64
+# Tiles per unit size, from random permutations on a 2-core machine (2026-11-24, scripts/cpu_permute_sweep.py at
+# commit a81fa8e, seeds 303 and 404; docs/permute.md): 128 x 128 in 8 x 8 micro tiles with B of 64
 # elements, against torch 2.5x (1 B), 3.3x (2 B), 1.25x (4 B), 1.2x (8 B) in geometric mean on seed 404; 16-byte
 # units 64 x 64 in 4 x 8 micro tiles (1.15x, 8 x 8 micro tiles 0.96x)
 PLANE_SHAPES = {1: PlaneShape(128, 8, 8), 2: PlaneShape(128, 8, 8), 4: PlaneShape(128, 8, 8),
