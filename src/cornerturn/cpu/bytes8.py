@@ -1,7 +1,6 @@
 """8x8 byte blocks held in eight 64-bit words (word r = row r, byte c = column c, little-endian), transposed in
 registers by three rounds of masked shifts: 2x2 blocks of bytes, then of 16-bit pairs, then of 32-bit halves.
-Both the in-place squares and the out-of-place byte kernel move bytes this way, so no byte moves alone. 4x4 blocks
-of 2-byte elements in four words take the last two rounds (transpose4).
+Both the in-place squares and the out-of-place byte kernel move bytes this way, so no byte moves alone.
 """
 
 from __future__ import annotations
@@ -52,27 +51,3 @@ def store8(w, b, i, j, block):
     x0, x1, x2, x3, x4, x5, x6, x7 = block
     w[b, i, j], w[b, i + 1, j], w[b, i + 2, j], w[b, i + 3, j] = x0, x1, x2, x3
     w[b, i + 4, j], w[b, i + 5, j], w[b, i + 6, j], w[b, i + 7, j] = x4, x5, x6, x7
-
-
-@numba.njit(inline="always")
-def transpose4(block):
-    """The 4x4 matrix of 16-bit elements whose row r is word r of the 4-tuple `block` (element c = bits 16 c to
-    16 c + 15), transposed: 2x2 blocks of elements, then of 32-bit halves."""
-    x0, x1, x2, x3 = block
-    x0, x1 = swap_masked(x0, x1, _S16, _M2)
-    x2, x3 = swap_masked(x2, x3, _S16, _M2)
-    x0, x2 = swap_masked(x0, x2, _S32, _M4)
-    x1, x3 = swap_masked(x1, x3, _S32, _M4)
-    return x0, x1, x2, x3
-
-
-@numba.njit(inline="always")
-def load4(w, b, i, j):
-    """The 4x4 block of 2-byte elements at word j of rows i..i+3 of matrix b of the word array `w`."""
-    return w[b, i, j], w[b, i + 1, j], w[b, i + 2, j], w[b, i + 3, j]
-
-
-@numba.njit(inline="always")
-def store4(w, b, i, j, block):
-    """The four words of `block` into word j of rows i..i+3 of matrix b of `w`: load4's inverse."""
-    w[b, i, j], w[b, i + 1, j], w[b, i + 2, j], w[b, i + 3, j] = block

@@ -4,8 +4,8 @@ Inside a micro tile of `micro_rows` x `micro_cols` elements the loads walk down 
 the stores run along one output row, so each output cache line is written in one contiguous run; tiles go to
 threads column of tiles by column of tiles, so neighbouring threads write neighbouring output rows. The micro
 tile's extents are compile-time constants (closure variables), so its loops unroll; each factory call compiles
-once per array layout and is kept in Numba's on-disk cache. Bytes move as 8x8 blocks held in 64-bit words, 2-byte
-elements as 4x4 blocks (`block_kernel`), so no narrow element moves alone. A matrix with a side of a few
+once per array layout and is kept in Numba's on-disk cache. Bytes whose rows and columns are whole 64-bit words
+move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone. A matrix with a side of a few
 elements (3 colour channels) moves in runs along its long side (`skinny_kernel`): a few sequential streams on
 one side, one on the other.
 """
@@ -17,7 +17,7 @@ import functools
 import numba
 from numba import prange
 
-from .bytes8 import load4, load8, store4, store8, transpose4, transpose8
+from .bytes8 import load8, store8, transpose8
 
 
 @numba.njit(inline="always")
@@ -63,31 +63,26 @@ def tile_kernel(tile: int, micro_rows: int, micro_cols: int, parallel: bool):
 
 
 @functools.cache
-def block_kernel(itemsize: int, tile_blocks: int, parallel: bool):
-    """kernel(x, out) for 1- or 2-byte elements as 64-bit words: `x` (batch, rows, cols // P) words of any strides,
-    each P = 8 / itemsize elements of a row; `out` (batch, cols, rows // P) C-contiguous. A P x P block is P words
-    loaded from P input rows, transposed in registers and stored as P words of P output rows; tiles of
-    tile_blocks x tile_blocks blocks go to threads, and inside a tile the blocks run down a block column, so each
-    output row is written in one run."""
-    T, BYTES = tile_blocks, itemsize == 1
+def byte_block_kernel(tile_blocks: int, parallel: bool):
+    """kernel(x, out) for bytes as 64-bit words: `x` (batch, rows, cols // 8) words of any strides, each 8 bytes of
+    a row; `out` (batch, cols, rows // 8) C-contiguous. An 8x8 byte block is 8 words loaded from 8 input rows,
+    transposed in registers and stored as 8 words of 8 output rows; tiles of tile_blocks x tile_blocks blocks go
+    to threads, and inside a tile the blocks run down a block column, so each output row is written in one run."""
+    T = tile_blocks
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
     def kernel(x, out):
         batch, rows, col_words = x.shape
-        P = 8 if BYTES else 4
-        row_blocks = rows // P
+        row_blocks = rows // 8
         tiles_i = (row_blocks + T - 1) // T
         per_matrix = tiles_i * ((col_words + T - 1) // T)
         for t in prange(batch * per_matrix):
             b, ti, tj = _tile_of(t, per_matrix, tiles_i)
             for bj in range(tj * T, min(tj * T + T, col_words)):
-                j = P * bj
+                j = 8 * bj
                 for bi in range(ti * T, min(ti * T + T, row_blocks)):
-                    i = P * bi
-                    if BYTES:
-                        store8(out, b, j, bi, transpose8(load8(x, b, i, bj)))
-                    else:
-                        store4(out, b, j, bi, transpose4(load4(x, b, i, bj)))
+                    i = 8 * bi
+                    store8(out, b, j, bi, transpose8(load8(x, b, i, bj)))
 
     return kernel
 

@@ -30,14 +30,13 @@ class CpuVariant:
     micro_cols: int
     parallel: bool
     itemsizes: tuple[int, ...]
-    packed: bool = False  # 1- or 2-byte elements as 64-bit words, 8x8 or 4x4 blocks transposed in registers
+    packed: bool = False  # bytes as 64-bit words, 8x8 blocks (micro tile) transposed in registers
 
     def kernel(self):
-        from .kernels import block_kernel, tile_kernel
+        from .kernels import byte_block_kernel, tile_kernel
 
         if self.packed:
-            (itemsize,) = self.itemsizes
-            return block_kernel(itemsize, self.tile // (8 // itemsize), self.parallel)
+            return byte_block_kernel(self.tile // 8, self.parallel)
         return tile_kernel(self.tile, self.micro_rows, self.micro_cols, self.parallel)
 
 
@@ -79,10 +78,9 @@ class SkinnyVariant:
 class Geometry:
     """Word views of one request: (input offset, output offset) per outer batch index, and the shapes and
     byte strides of the 3-D (transpose) or 2-D (copy) pieces at those offsets, in words of `word_bytes` (the
-    element size, or 8 where 1- or 2-byte elements move packed: the column axes then count words of 8 bytes, over
-    the rows and columns that make whole 8x8 or 4x4 blocks; `edges` are the (in shape, in strides, in offset, out
-    shape, out strides, out offset) in bytes of the rows and columns past those, moved by the element kernel in
-    words of `edge_bytes`)."""
+    element size, or 8 where bytes move packed: the column axes then count words of 8 bytes, over the rows and
+    columns that make whole 8x8 blocks; `edges` are the (in shape, in strides, in offset, out shape, out strides,
+    out offset) in bytes of the rows and columns past those, moved by the element kernel)."""
 
     offsets: tuple[tuple[int, int], ...]
     in_shape: tuple[int, ...]
@@ -91,7 +89,6 @@ class Geometry:
     out_strides: tuple[int, ...]
     word_bytes: int
     edges: tuple[tuple, ...] = ()
-    edge_bytes: int = 1
 
     @classmethod
     def of(cls, problem: Problem, packed: bool = False) -> Geometry:
@@ -110,21 +107,19 @@ class Geometry:
         out_step = out_strides[0] * inner
         edges: tuple[tuple, ...] = ()
         if packed:  # 8 bytes of a row a word, on both sides (at any address: the views are unaligned where need be)
-            m, n, e = problem.rows, problem.cols, problem.itemsize
-            p = 8 // e  # elements a word
-            m8, n8 = m - m % p, n - n % p
+            m, n = problem.rows, problem.cols
+            m8, n8 = m - m % 8, n - n % 8
             word_bytes = 8
-            in_shape, in_strides = (inner, m8, n8 // p), (inner_stride, problem.row_stride, 8)
-            out_shape, out_strides = (inner, n8, m8 // p), (n * m * e, m * e, 8)
+            in_shape, in_strides = (inner, m8, n8 // 8), (inner_stride, problem.row_stride, 8)
+            out_shape, out_strides = (inner, n8, m8 // 8), (n * m, m, 8)
             rs = problem.row_stride
             edges = tuple(piece for piece in (
-                ((inner, m - m8, n), (inner_stride, rs, e), m8 * rs, (inner, n, m - m8), (n * m * e, m * e, e), m8 * e),
-                ((inner, m8, n - n8), (inner_stride, rs, e), n8 * e, (inner, n - n8, m8), (n * m * e, m * e, e),
-                 n8 * m * e))
+                ((inner, m - m8, n), (inner_stride, rs, 1), m8 * rs, (inner, n, m - m8), (n * m, m, 1), m8),
+                ((inner, m8, n - n8), (inner_stride, rs, 1), n8, (inner, n - n8, m8), (n * m, m, 1), n8 * m))
                 if 0 not in piece[0])
         offsets = tuple((sum(i * s for i, s in zip(index, outer_strides)), n * out_step)
                         for n, index in enumerate(np.ndindex(*outer)))
-        return cls(offsets, in_shape, in_strides, out_shape, out_strides, word_bytes, edges, problem.itemsize)
+        return cls(offsets, in_shape, in_strides, out_shape, out_strides, word_bytes, edges)
 
 
 @dataclass(frozen=True)
@@ -144,14 +139,12 @@ class CpuPlan:
 
 
 def packable(problem: Problem) -> bool:
-    """1- or 2-byte elements with contiguous columns and at least a block's side (8 or 4) of rows and columns:
-    moved as 8x8 or 4x4 blocks of 64-bit words (views of any alignment: x86-64 loads and stores words at any
-    address), the last rows and columns past whole blocks by the element kernel. Bytes on a 2-core machine: 4 to 5
-    times the element kernel's rate on odd sides (int8 2658x37852 6.4 against 1.4 GB/s, 22381x4061 4.9 against
-    1.2; 2026-11-24, docs/cpu.md)."""
-    side = {1: 8}.get(problem.itemsize)  # 2-byte elements as 4x4 blocks: scripts/cpu_halves_probe.py
-    return (problem.kind == "transpose" and side is not None and problem.col_stride == problem.itemsize
-            and problem.rows >= side and problem.cols >= side)
+    """Bytes with contiguous columns and at least 8 rows and columns: moved as 8x8 blocks of 64-bit words (views
+    of any alignment: x86-64 loads and stores words at any address), the last rows and columns past whole blocks
+    by the element kernel. On a 2-core machine 4 to 5 times the element kernel's rate on odd sides (int8
+    2658x37852 6.4 against 1.4 GB/s, 22381x4061 4.9 against 1.2; 2026-11-24, docs/cpu.md)."""
+    return (problem.kind == "transpose" and problem.itemsize == 1 and problem.col_stride == 1
+            and problem.rows >= 8 and problem.cols >= 8)
 
 
 def choose_variant(problem: Problem | Permutation):
@@ -178,8 +171,7 @@ def choose_variant(problem: Problem | Permutation):
     variant = _variant(parallel, problem.itemsize, packed=False)
     if packable(problem):
         packed = _variant(parallel, problem.itemsize, packed=True)
-        side = 8 // problem.itemsize
-        return CpuPlan(packed.name, f"{reason}; moved as {side}x{side} blocks of 64-bit words",
+        return CpuPlan(packed.name, f"{reason}; bytes moved as 8x8 blocks of 64-bit words",
                        Geometry.of(problem, packed=True), packed, variant)
     return CpuPlan(variant.name, reason, geometry, variant)
 
@@ -238,8 +230,8 @@ def run(plan, x: ArrayView, out: ArrayView) -> None:
         x_words = x.host_words(g.in_shape, g.in_strides, x_offset, g.word_bytes)
         out_words = out.host_words(g.out_shape, g.out_strides, out_offset, g.word_bytes)
         for in_shape, in_strides, in_at, out_shape, out_strides, out_at in g.edges:
-            edge_kernel(x.host_words(in_shape, in_strides, x_offset + in_at, g.edge_bytes),
-                        out.host_words(out_shape, out_strides, out_offset + out_at, g.edge_bytes))
+            edge_kernel(x.host_words(in_shape, in_strides, x_offset + in_at, 1),
+                        out.host_words(out_shape, out_strides, out_offset + out_at, 1))
         if kernel is not None:
             kernel(x_words, out_words)
         elif plan.name == "numpy":
