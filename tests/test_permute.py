@@ -216,8 +216,8 @@ def test_permute_dims_random(case):
 @pytest.mark.parametrize("shape, axes, dtype, method", [
     ((40, 50, 60), (2, 1, 0), np.float32, "permute-plane"),
     ((12, 10, 9, 8, 7), (4, 2, 0, 3, 1), np.uint8, "permute-plane"),
-    ((6, 7, 9, 5, 10), (2, 0, 4, 1, 3), np.int64, "permute-tiles"),  # the output's innermost axis: 5 elements
-    ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-tiles"),
+    ((6, 7, 9, 5, 10), (2, 0, 4, 1, 3), np.int64, "permute-plane"),  # the output's innermost axis: 5 elements
+    ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-plane"), ((9, 40, 10, 3), (1, 0, 2, 3), np.int16, "permute-tiles"),
     ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "permute-tiles"),  # a 32-byte unit: words of the table kernel
     ((6, 20, 30, 40), (0, 2, 1, 3), np.float32, "runs"), ((33, 17, 5, 19), (1, 0, 2, 3), np.int16, "runs"),
     ((30, 20, 20), (1, 2, 0), np.complex128, None), ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64, "permute-plane"),
@@ -240,7 +240,9 @@ def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
 @pytest.mark.parametrize("method, shape, axes, dtype", [
     ("permute-plane", (70, 9, 33), (2, 0, 1), np.float32), ("permute-plane", (9, 3, 40, 11), (2, 3, 1, 0), np.uint8),
     ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128),
-    ("permute-tiles", (7, 5, 9, 40), (3, 1, 2, 0), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
+    ("permute-plane", (7, 5, 9, 40), (3, 1, 2, 0), np.int16), ("permute-plane", (3, 40, 90, 5), (3, 2, 0, 1), np.uint8),
+    ("permute-plane", (6, 30, 7, 20), (3, 1, 0, 2), np.complex128),
+    ("permute-tiles", (9, 40, 10, 3), (1, 0, 2, 3), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
 ], ids=str)
 def test_cpu_permutation_kernels_on_views(method, shape, axes, dtype, rng):
     """Each CPU kernel on views that step, reverse and offset every axis (negative strides fold into the tables
@@ -268,7 +270,9 @@ def test_plane_sides_by_hand():
     p = canon((14, 4, 50, 95, 17, 9), (1, 2, 3, 5, 4, 0), itemsize=2)
     assert plane_sides(p) == PlaneSides(2, Axis(14, 2_907_000, 1), (Axis(9, 1, 238), Axis(17, 9, 14)),
                                         (Axis(19_000, 153, 2142),))
-    assert plane_sides(canon((7, 4, 5, 14), (3, 1, 2, 0))) is None  # the output's innermost axis: 7 elements
+    # a short innermost output axis (7 elements) moves whole at each step along the next output axis (4 x 5 fused)
+    assert plane_sides(canon((7, 4, 5, 14), (3, 1, 2, 0))) == PlaneSides(4, Axis(20, 14, 7), (Axis(14, 1, 140),), (),
+                                                                        Axis(7, 280, 1))
 
 
 def test_plane_shape_validates():

@@ -1,10 +1,12 @@
 """The CPU's general permutation: three Numba kernels over offset tables, chosen by the unit that moves.
 
-permute-plane (the unit is a host word of 1 to 16 bytes and the output's innermost axis has PLANE_MIN_A elements or
-more): a task moves one tile of the plane spanned by that axis (a: stored contiguously, loaded with one stride) and
-B, the input's fastest other axes (b: offsets from a table, consecutive in the input), for one index of every other
-axis, in micro tiles whose sides are compile-time constants; the innermost loop reads no table.
-permute-tiles (anything else, e.g. a short innermost output axis): both sides of the tile from tables.
+permute-plane (the unit is a host word of 1 to 16 bytes): a task moves one tile of the plane spanned by the output's
+innermost axis (a: stored contiguously, loaded with one stride) and B, the input's fastest other axes (b: offsets
+from a table, consecutive in the input), for one index of every other axis, in micro tiles whose sides are
+compile-time constants; the innermost loop reads no table. Where the output's innermost axis has fewer than
+PLANE_MIN_A elements, a is the next output axis and each step along it moves that short axis whole (its extent a
+compile-time constant too).
+permute-tiles (units that are not one host word, such as 6 or 24 bytes): both sides of the tile from tables.
 runs (a unit of RUN_BYTES or more contiguous on both sides): tiles of runs, B's runs against the output's next
 axis, each run copied whole. Every index is unsigned, so Numba adds no negative-index fix-up to the loops. Tasks
 are shared among threads (prange). Small requests go to NumPy.
@@ -29,7 +31,7 @@ NUMPY_MAX_ELEMENTS = 100 * 100  # NumPy's strided copy below this many elements 
 BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
 # Runs contiguous on both sides of at least RUN_BYTES are copied whole, RUN_TILE x RUN_TILE runs a tile
 RUN_BYTES, RUN_TILE = 64, 16
-PLANE_MIN_A = 8  # elements of the output's innermost axis from which permute-plane runs
+PLANE_MIN_A = 8  # elements of the output's innermost axis from which it is the plane's side a
 PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
 
 
@@ -61,13 +63,15 @@ PLANE_SHAPES = {1: PlaneShape(128, 8, 8), 2: PlaneShape(128, 8, 8), 4: PlaneShap
 
 @dataclass(frozen=True)
 class PlaneSides:
-    """The plane's axes in units of `word` bytes: a (the output's innermost), B (innermost first), the others
-    (the output's innermost first)."""
+    """The plane's axes in units of `word` bytes: a (the output's innermost, or the next where that one is short),
+    B (innermost first), the others (the output's innermost first); `short`, where the output's innermost axis has
+    fewer than PLANE_MIN_A elements, is that axis, moved whole inside each step along a."""
 
     word: int
     a: Axis
     b: tuple[Axis, ...]
     others: tuple[Axis, ...]
+    short: Axis | None = None
 
 
 @dataclass(frozen=True)
@@ -86,15 +90,20 @@ def plane_sides(perm: Permutation) -> PlaneSides | None:
     if unit not in (1, 2, 4, 8, 16) or any(s % unit for s in strides):
         return None
     axes = word_axes(perm, unit)
+    short = None
+    if axes[-1].extent < PLANE_MIN_A:  # a short innermost axis rides inside each step along the next one
+        if len(axes) < 3:
+            return None
+        short, axes = axes[-1], axes[:-1]
     a = axes[-1]
-    if a.extent < PLANE_MIN_A or len(axes) < 2:
+    if len(axes) < 2:
         return None
     left = sorted(range(len(axes) - 1), key=lambda i: abs(axes[i].in_stride))
     b: list[int] = []
     while left and len(b) < 3 and math.prod(axes[i].extent for i in b) < PLANE_MIN_B:
         b.append(left.pop(0))
     others = tuple(axes[i] for i in reversed(range(len(axes) - 1)) if i not in b)
-    return PlaneSides(unit, a, tuple(axes[i] for i in b), others)
+    return PlaneSides(unit, a, tuple(axes[i] for i in b), others, short)
 
 
 def plan(perm: Permutation) -> PermutePlan:
@@ -107,7 +116,8 @@ def plan(perm: Permutation) -> PermutePlan:
                            f"runs on all threads", perm, sides)
     plane = plane_sides(perm)
     if plane is not None:
-        return PermutePlan("permute-plane", f"general permutation: planes of {plane.a.extent} x "
+        inner = f" (each step {plane.short.extent} units of the output's innermost axis)" if plane.short else ""
+        return PermutePlan("permute-plane", f"general permutation: planes of {plane.a.extent}{inner} x "
                            f"{math.prod(x.extent for x in plane.b)} units of {plane.word} B ({len(plane.b)} input "
                            f"axes), {len(plane.others)} more axes", perm, plane)
     sides = split(perm, widest_word(perm), SIDE_WORDS)
@@ -125,18 +135,27 @@ def _table(axes, stride: str) -> np.ndarray:
 
 
 @functools.cache
-def plane_kernel(micro_a: int, micro_b: int):
-    """kernel(x, out, na, sa, in_b, out_b, in_o, out_o, tile): out[out_o[o] + out_b[b] + a] =
-    x[in_o[o] + in_b[b] + a * sa] for every o, b and a < na; micro tiles of micro_a a's (stored along the output)
-    by micro_b b's (loaded along the input), compile-time constants."""
-    U, V = micro_a, micro_b
+def plane_kernel(micro_a: int, micro_b: int, short: int = 1):
+    """kernel(x, out, na, sa, ss, in_b, out_b, in_o, out_o, tile): out[out_o[o] + out_b[b] + a * short + k] =
+    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < short; micro tiles of micro_a a's (stored
+    along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (the extent of a short
+    innermost output axis moved whole at each a, 1 where there is none) are compile-time constants."""
+    U, V, S = micro_a, micro_b, short
+
+    @numba.njit(inline="always")
+    def move(x, out, src, dst, a, step, step_k):
+        at = dst + uint64(a) * uint64(S)
+        base = src + uint64(a) * step
+        for k in range(S):
+            out[at + uint64(k)] = x[base + uint64(k) * step_k]
 
     @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out, na, sa, in_b, out_b, in_o, out_o, tile):
+    def kernel(x, out, na, sa, ss, in_b, out_b, in_o, out_o, tile):
         nb = in_b.size
         tiles_a = (na + tile - 1) // tile
         per = tiles_a * ((nb + tile - 1) // tile)
         step = uint64(sa)  # a negative stride wraps; the sums below land on the right word all the same
+        step_k = uint64(ss)
         for t in prange(in_o.size * per):
             o = t // per
             u = t - o * per
@@ -155,17 +174,17 @@ def plane_kernel(micro_a: int, micro_b: int):
                         src = x_o + uint64(in_b[b])
                         dst = out_o_ + uint64(out_b[b])
                         for a in range(aa, aa + U):
-                            out[dst + uint64(a)] = x[src + uint64(a) * step]
+                            move(x, out, src, dst, a, step, step_k)
                 for b in range(bb, bb + V):
                     src = x_o + uint64(in_b[b])
                     dst = out_o_ + uint64(out_b[b])
                     for a in range(a_full, a1):
-                        out[dst + uint64(a)] = x[src + uint64(a) * step]
+                        move(x, out, src, dst, a, step, step_k)
             for b in range(b_full, b1):
                 src = x_o + uint64(in_b[b])
                 dst = out_o_ + uint64(out_b[b])
                 for a in range(a0, a1):
-                    out[dst + uint64(a)] = x[src + uint64(a) * step]
+                    move(x, out, src, dst, a, step, step_k)
 
     return kernel
 
@@ -249,8 +268,9 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     tables = _tables(plan)
     if plan.name == "permute-plane":
         shape = PLANE_SHAPES[word]
-        a = plan.sides.a
-        plane_kernel(shape.micro_a, shape.micro_b)(flat, out_words, a.extent, a.in_stride, *tables, shape.tile)
+        a, short = plan.sides.a, plan.sides.short
+        kernel = plane_kernel(shape.micro_a, shape.micro_b, short.extent if short else 1)
+        kernel(flat, out_words, a.extent, a.in_stride, short.in_stride if short else 0, *tables, shape.tile)
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
