@@ -83,8 +83,8 @@ class PermutePlan:
 
 
 def plane_sides(perm: Permutation) -> PlaneSides | None:
-    """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride)
-    and the output's innermost axis is long enough; else None."""
+    """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride),
+    with the output's innermost axis as `short` where it has fewer than PLANE_MIN_A elements; else None."""
     unit = element_bytes(perm)
     strides = perm.in_strides[:-1] if unit != perm.itemsize else perm.in_strides
     if unit not in (1, 2, 4, 8, 16) or any(s % unit for s in strides):
@@ -96,8 +96,6 @@ def plane_sides(perm: Permutation) -> PlaneSides | None:
             return None
         short, axes = axes[-1], axes[:-1]
     a = axes[-1]
-    if len(axes) < 2:
-        return None
     left = sorted(range(len(axes) - 1), key=lambda i: abs(axes[i].in_stride))
     b: list[int] = []
     while left and len(b) < 3 and math.prod(axes[i].extent for i in b) < PLANE_MIN_B:
