@@ -53,13 +53,13 @@ def element_bytes(perm: Permutation) -> int:
 
 
 def widest_word(perm: Permutation, *addresses: int, widest: int = 8) -> int:
-    """The widest word (8, 4, 2, 1 bytes, at most `widest`) dividing the unit, every stride and address."""
+    """The widest word (16, 8, 4, 2, 1 bytes, at most `widest`) dividing the unit, every stride and address."""
     unit = element_bytes(perm)
     strides = perm.in_strides[:-1] if unit != perm.itemsize else perm.in_strides  # the unit's own stride is inside it
     g = 0
     for v in (unit, *strides, *addresses):
         g = math.gcd(g, abs(int(v)))
-    return next(w for w in (8, 4, 2, 1) if w <= widest and g % w == 0)
+    return next(w for w in (16, 8, 4, 2, 1) if w <= widest and g % w == 0)
 
 
 def word_axes(perm: Permutation, word: int) -> list[Axis]:

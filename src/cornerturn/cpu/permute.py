@@ -25,8 +25,8 @@ from numba import prange, uint64
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
 from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
+from .planner import NUMPY_MAX_ELEMENTS  # NumPy's strided copy below this many elements, as for the transpose
 
-NUMPY_MAX_ELEMENTS = 100 * 100  # NumPy's strided copy below this many elements (the tile kernels' threshold too)
 # permute-tiles: 32 x 32 tiles of 8 x 8 micro tiles, each side gathering axes until it spans SIDE_WORDS words
 BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
 # Runs contiguous on both sides of at least RUN_BYTES are copied whole, RUN_TILE x RUN_TILE runs a tile
@@ -86,8 +86,7 @@ def plane_sides(perm: Permutation) -> PlaneSides | None:
     """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride),
     with the output's innermost axis as `short` where it has fewer than PLANE_MIN_A elements; else None."""
     unit = element_bytes(perm)
-    strides = perm.in_strides[:-1] if unit != perm.itemsize else perm.in_strides
-    if unit not in (1, 2, 4, 8, 16) or any(s % unit for s in strides):
+    if widest_word(perm, widest=16) != unit:  # the unit is a word of at most 16 bytes dividing every stride
         return None
     axes = word_axes(perm, unit)
     short = None
