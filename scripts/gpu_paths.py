@@ -59,6 +59,24 @@ for dtype in (torch.int8, torch.float16):
             if not torch.equal(out.view(torch.int8), want.view(torch.int8)):
                 bad += 1
                 print("WRONG words", shape, dtype, config)
+        # x and out starting 1 to 3 bytes past a whole word (slices): the kernel told the offsets; nothing else
+        # of the output buffer written
+        for x_off, out_off in ((1, 0), (0, 3), (2, 2), (3, 1)):
+            x_off, out_off = x_off // size * size, out_off // size * size
+            flat = torch.empty(x.numel() * size + 8, dtype=torch.int8, device="cuda")
+            moved = flat[x_off:x_off + x.numel() * size].view(dtype).view(x.shape)
+            moved.copy_(x)
+            buf = torch.full((want.numel() * size + 8,), -91, dtype=torch.int8, device="cuda")
+            for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items")):
+                for x_offset, out_offset, launch in engine_plan.build(problem, 4, config,
+                                                                      offsets=(x_off, out_off)).pieces:
+                    launch.run_pointers(moved.data_ptr() + x_offset, buf.data_ptr() + out_off + out_offset,
+                                        torch.cuda.current_stream().cuda_stream, 0)
+                got = buf[out_off:out_off + want.numel() * size]
+                rest = torch.cat([buf[:out_off], buf[out_off + want.numel() * size:]])
+                if not (torch.equal(got, want.reshape(-1).view(torch.int8)) and bool((rest == -91).all())):
+                    bad += 1
+                    print("WRONG words past a word", shape, dtype, config, x_off, out_off)
 
 IN_PLACE_DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128)
 

@@ -304,11 +304,15 @@ def test_a_misaligned_address_narrows_the_word_and_keeps_a_strided_output(monkey
     assert narrowed_for(strided, 4096 + 4, 8192, 0) == "strided"
     assert narrowed_for(plain, 4096, 8192 + 2, 0) == "plain"
     assert asked == [("strided", 4, 256), ("plain", 2)]
-    # a plan of 4-byte words moving bytes (the words kernel) narrows to bytes, never to 2-byte words of 1-byte elements
+    # a plan of 4-byte words moving bytes (the words kernel) keeps that kernel, told the offsets
+    monkeypatch.setattr(engine, "choose_offsets", lambda problem, device, offsets: ("offsets", offsets))
     words = engine_plan.build(canonical((64, 63), (63, 1), 1), 4, None)
-    assert words.word == 4 and narrowed_for(words, 4096 + 2, 8192, 0) == "plain" and asked[-1] == ("plain", 1)
-    halves = engine_plan.build(canonical((64, 63), (126, 2), 2), 4, None)
+    assert words.word == 4 and narrowed_for(words, 4096 + 3, 8192 + 1, 0) == ("offsets", (3, 1))
+    halves = engine_plan.build(canonical((64, 63), (126, 2), 2), 4, None)  # 2-byte elements: 2-byte words
     assert narrowed_for(halves, 4096 + 2, 8192, 0) == "plain" and asked[-1] == ("plain", 2)
+    # ... but not into a wider output: narrower words there
+    strided_words = engine_plan.build(canonical((64, 63), (63, 1), 1), 4, None, out_row_stride=128)
+    assert narrowed_for(strided_words, 4096 + 2, 8192, 0) == "strided" and asked[-1] == ("strided", 1, 128)
 
 
 def _run_words(x: np.ndarray, base: np.ndarray, config, out_row: int | None = None) -> np.ndarray:
@@ -327,6 +331,52 @@ def _run_words(x: np.ndarray, base: np.ndarray, config, out_row: int | None = No
         launch.run_tensors(torch.from_numpy(padded.view(np.int32))[x_offset // 4:],
                            torch.from_numpy(out.view(np.int32))[out_offset // 4:])
     return out
+
+
+def _run_words_offsets(x: np.ndarray, offsets: tuple[int, int], config) -> np.ndarray:
+    """`x` (C-contiguous) placed `offsets[0]` bytes past a whole word, transposed by the words kernel's plan told the
+    offsets into an output `offsets[1]` bytes past one (poisoned), in the interpreter through 4-byte word views."""
+    x_off, out_off = offsets
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    plan = engine_plan.build(problem, 4, config, offsets=offsets)
+    raw = np.zeros(x_off + x.nbytes + 8 - (x_off + x.nbytes) % 4, np.uint8)
+    raw[x_off:x_off + x.nbytes] = x.reshape(-1).view(np.uint8)
+    out = poisoned((out_off + x.nbytes + 8 - (out_off + x.nbytes) % 4,), np.uint8)
+    for x_offset, out_offset, launch in plan.pieces:  # offsets from x's and out's first bytes to whole words
+        assert (x_off + x_offset) % 4 == 0 and (out_off + out_offset) % 4 == 0
+        launch.run_tensors(torch.from_numpy(raw.view(np.int32))[(x_off + x_offset) // 4:],
+                           torch.from_numpy(out.view(np.int32))[(out_off + out_offset) // 4:])
+    return out
+
+
+@pytest.mark.parametrize("dtype, shape, offsets", grid(
+    [np.uint8, np.float16],
+    [(37, 29), (32, 36), (3, 20, 33), (2, 3, 13, 11)],
+    [(1, 0), (0, 3), (2, 2), (3, 1)]))
+def test_words_kernel_from_addresses_past_a_word(dtype, shape, offsets, rng):
+    """x and out starting 1 to 3 bytes past a whole word (2 for 2-byte elements), as slices of larger arrays do: the
+    words kernel reads and writes the whole words around them; bit-exact, and nothing written before or after."""
+    size = np.dtype(dtype).itemsize
+    offsets = tuple(o // size * size for o in offsets)
+    x = random_bits(shape, dtype, rng)
+    for config in (None, WordsConfig(16, 2, 2, "items"), WordsConfig(8, 4, 4, "shifted")):
+        got = _run_words_offsets(x, offsets, config)
+        lead = poisoned((1,), np.uint8)[0]
+        assert (got[:offsets[1]] == lead).all() and (got[offsets[1] + x.nbytes:] == lead).all()
+        assert_bits_equal(got[offsets[1]:offsets[1] + x.nbytes].view(dtype).reshape(reference(x).shape), reference(x))
+
+
+def test_offsets_go_to_the_words_kernel_only():
+    problem = canonical((8, 8), (32, 4), 4)
+    with pytest.raises(ValueError, match="base offsets"):
+        engine_plan.build(problem, 4, None, offsets=(1, 0))
+    words = canonical((64, 63), (63, 1), 1)
+    with pytest.raises(ValueError, match="base offsets"):
+        engine_plan.build(words, 4, WordsConfig(8, 4), offsets=(4, 0))
+    c = engine_plan.build(words, 4, WordsConfig(8, 4), offsets=(0, 2)).pieces[0][2].constexprs
+    assert (c["IN_WORDS"], c["OUT"], c["EDGES"]) == (False, 1, True)  # output rows no longer at whole words
+    c = engine_plan.build(canonical((64, 64), (64, 1), 1), 4, WordsConfig(8, 4), offsets=(1, 0)).pieces[0][2].constexprs
+    assert (c["IN_WORDS"], c["OUT"]) == (False, 0)
 
 
 @pytest.mark.parametrize("width, out", grid([40, 41, 42, 43], ["shifted", "items"]))

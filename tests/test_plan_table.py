@@ -37,6 +37,9 @@ def test_classes_name_element_size_alignments_and_shape():
     assert table.class_of(problem(26579, 646, 2, batch=22, pad=0)) == "2/4/odd/tall"
     assert table.class_of(problem(4096, 4096, 1), out_row_stride=4097) == "1/16/odd/square"
     assert table.class_of(canonical((64, 64), (4, 256), 4)) is None  # columns not contiguous: no class
+    # x or out starting past a whole word: their rows start there too
+    assert table.class_of(problem(4096, 4096, 1), offsets=(1, 0)) == "1/odd/16/square"
+    assert table.class_of(problem(4096, 4096, 2), offsets=(0, 2)) == "2/16/odd/square"
     assert len(table.every_class()) == 3 * (9 + 9 + 4 + 4 + 4) == 90
 
 
@@ -64,6 +67,26 @@ def test_lookup_applies_the_class_entry_or_declines():
     assert table.load("Some Future GPU")["device"] == "NVIDIA H200"
     pairs = table.lookup(problem(8192, 8192, 16), "NVIDIA H200")
     assert isinstance(pairs[1], PairsConfig | TileConfig)
+
+
+def test_addresses_past_a_word_plan_from_their_class(monkeypatch):
+    """engine.choose_offsets: the table's entry for the class the offsets make; a words tile is told the offsets,
+    a tile of elements is used as it is; matrices the table does not cover take the heuristic's words tile."""
+    import cornerturn.engine as engine
+
+    monkeypatch.setattr(engine, "_require", lambda: None)
+    monkeypatch.setattr(engine, "device_name", lambda device: "NVIDIA H200")
+    engine.choose_offsets.cache_clear()
+    entries = table.load("NVIDIA H200")["classes"]
+    for size, offsets in ((1, (1, 0)), (1, (3, 2)), (2, (2, 0)), (2, (0, 2))):
+        p = problem(4100, 4099, size)
+        plan = engine.choose_offsets(p, "cuda:0", offsets)
+        entry = entries[table.class_of(p, offsets=offsets)]
+        assert plan.config == config_from_dict(entry["config"]) and plan.word == entry["word"]
+        assert plan.offsets == (offsets if plan.word == 4 else (0, 0))
+    small = engine.choose_offsets(problem(40, 41, 1), "cuda:0", (1, 1))
+    assert isinstance(small.config, WordsConfig) and small.offsets == (1, 1) and "heuristic" in small.reason
+    engine.choose_offsets.cache_clear()
 
 
 def test_candidates_fit_the_problems_of_their_size():

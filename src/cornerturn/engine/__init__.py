@@ -57,6 +57,28 @@ def choose(problem: Problem | Permutation, device: str, word: int | None = None,
     return build(problem, word, config, reason)
 
 
+@functools.lru_cache(maxsize=1024)
+def choose_offsets(problem: Problem, device: str, offsets: tuple[int, int]):
+    """The plan for x and out that start `offsets` bytes past a whole word, for 1- and 2-byte elements that
+    `words_ok` takes: the table's choice for the class those starts make (a words tile, told the offsets, so that it
+    reads from and writes to the whole words before them; or a tile of elements), else the heuristic's words tile."""
+    from .configs import WordsConfig, heuristic
+    from .plan import build
+
+    _require()
+    if min(problem.rows, problem.cols) >= TABLE_MIN_SIDE and problem.elements * problem.itemsize > TABLE_MIN_BYTES:
+        from .table import lookup
+
+        hit = lookup(problem, device_name(device), offsets=offsets)
+        if hit is not None and not isinstance(hit[1], WordsConfig):
+            return build(problem, *hit)  # elements, which lie at whole elements whatever the offsets
+        if hit is not None:
+            return build(problem, 4, hit[1], f"{hit[2]}; x and out {offsets[0]} and {offsets[1]} bytes past a word",
+                         offsets=offsets)
+    return build(problem, 4, heuristic(problem, 4),
+                 f"heuristic; x and out {offsets[0]} and {offsets[1]} bytes past a word", offsets=offsets)
+
+
 @functools.lru_cache(maxsize=64)
 def device_name(device: str) -> str:
     """The GPU's name, e.g. "NVIDIA H200", for "cuda:N"."""

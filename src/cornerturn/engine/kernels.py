@@ -142,19 +142,20 @@ def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
 
 
 @triton.jit
-def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, PACK: tl.constexpr,
+def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK: tl.constexpr,
                IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
     """Words cw of input rows r ([BLOCK_R] x [BLOCK_CW]) of matrix b: PACK elements each, the row's elements 4 cw / E
-    onwards. With IN_WORDS every row starts at a whole word and the words are loaded as they are; otherwise each
-    row is read as the aligned words that hold it, two neighbours funnel-shifted into each word (the high one only
-    where it lies inside the `nbytes` readable bytes)."""
+    onwards; the first matrix starts x_off bytes after x_ptr (0 with IN_WORDS). With IN_WORDS every row starts at a
+    whole word and the words are loaded as they are; otherwise each row is read as the aligned words that hold it,
+    two neighbours funnel-shifted into each word (the high one only where it lies inside the `nbytes` readable
+    bytes from x_ptr)."""
     if WIDE:
         r = r.to(tl.int64)
     ok = (r[:, None] < rows) & (cw[None, :] < (cols + PACK - 1) // PACK)  # in words: vector loads stay possible
     if IN_WORDS:
         q = b * _aligned(batch_stride // 4, IN_ALIGN) + r * _aligned(row_stride // 4, IN_ALIGN)
         return tl.load(x_ptr + q[:, None] + cw[None, :], mask=ok, other=0).to(tl.uint32, bitcast=True)
-    start = b * batch_stride + r * row_stride  # byte of each row's first element, from x_ptr (4-aligned)
+    start = x_off + b * batch_stride + r * row_stride  # byte of each row's first element, from x_ptr (4-aligned)
     q = start // 4
     s = (start - 4 * q).to(tl.uint32)
     at = q[:, None] + cw[None, :]
@@ -198,17 +199,18 @@ def _pick(k: tl.constexpr, w0, w1, w2, w3):
 
 @triton.jit
 def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
-                    BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
-                    OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-                    IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
+                    x_off, out_off, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
+                    IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
+                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
-    v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
-    out_base = b * cols * out_row_stride  # bytes; batched outputs are C-contiguous
+    v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,
+                   WIDE, ASM)
+    out_base = out_off + b * cols * out_row_stride  # bytes from out_ptr; batched outputs are C-contiguous
     if OUT == 2:  # element by element along the output rows
         if E == 1:
             items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
@@ -222,8 +224,8 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     else:
         a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
-            v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, PACK, IN_WORDS,
-                           IN_ALIGN, WIDE, ASM)
+            v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
+                           IN_WORDS, IN_ALIGN, WIDE, ASM)
             n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)

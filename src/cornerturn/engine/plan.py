@@ -36,6 +36,7 @@ class EnginePlan:
     reason: str
     pieces: list[tuple[int, int, Launch]] = field(default_factory=list)  # (x byte offset, out byte offset, ...)
     out_row_stride: int | None = None  # bytes between output rows where wider than the matrix (one matrix)
+    offsets: tuple[int, int] = (0, 0)  # bytes by which x and out start past a whole word (the words kernel only)
 
     @property
     def name(self) -> str:
@@ -43,9 +44,10 @@ class EnginePlan:
 
 
 def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int,
-            out_row_stride: int | None = None) -> Launch:
+            out_row_stride: int | None = None, offsets: tuple[int, int] = (0, 0)) -> Launch:
     """The launch for `inner` matrices `inner_stride` bytes apart; `out_row_stride` (bytes) for an output whose
-    rows are further apart than a C-contiguous one's (one matrix only)."""
+    rows are further apart than a C-contiguous one's (one matrix only); `offsets` (words kernel only): the bytes by
+    which x and out start past the whole words that the launch's pointers are."""
     from . import kernels
 
     if out_row_stride is None:
@@ -74,13 +76,15 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         assert word == 4 and size in (1, 2) and problem.col_stride == size
         tiles_r = math.ceil(problem.rows / config.block_r)
         tiles_c = math.ceil(math.ceil(problem.cols / pack) / config.block_cw)
-        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
-        wide = max(nbytes + 8, inner * problem.cols * out_row_stride) >= WIDE_FROM
-        in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
-        out = 0 if out_row_stride % 4 == 0 else OUT_MODES.index(config.out)  # 0: output rows at whole words
+        x_off, out_off = offsets
+        nbytes = x_off + (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        wide = max(nbytes + 8, out_off + inner * problem.cols * out_row_stride) >= WIDE_FROM
+        in_words = x_off == 0 and inner_stride % 4 == 0 and problem.row_stride % 4 == 0
+        # 0: output rows at whole words
+        out = 0 if out_off == 0 and out_row_stride % 4 == 0 else OUT_MODES.index(config.out)
         return Launch(kernels.transpose_words, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles_r, tiles_c, out_row_stride,
-                       nbytes),
+                       nbytes, x_off, out_off),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
                        "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
                        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
@@ -108,23 +112,29 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
 
 
 def build(problem: Problem, word: int, config: Config | None = None,
-          reason: str | None = None, out_row_stride: int | None = None) -> EnginePlan:
+          reason: str | None = None, out_row_stride: int | None = None,
+          offsets: tuple[int, int] = (0, 0)) -> EnginePlan:
     """A plan with `config` (the heuristic's if None), moving `word`-byte words; `out_row_stride` (bytes) for
-    one matrix written into rows that are further apart than a C-contiguous output's."""
+    one matrix written into rows that are further apart than a C-contiguous output's. With `offsets` (the words
+    kernel only) x and out start that many bytes past a whole word: the pieces' offsets then lead from the arrays'
+    addresses back to those words."""
     if problem.kind == "empty":
         return EnginePlan(problem, CopyConfig(), word, "nothing to move")
     if config is None:
         config = heuristic(problem, word)
         reason = reason or "heuristic: tiles of about 16 KiB shaped to the matrix"
-    plan = EnginePlan(problem, config, word, reason or "given", out_row_stride=out_row_stride)
+    if offsets != (0, 0) and not (isinstance(config, WordsConfig) and all(0 <= o < 4 for o in offsets)):
+        raise ValueError(f"base offsets {offsets}: the words kernel takes 0 to 3 bytes, not {config.name}")
+    plan = EnginePlan(problem, config, word, reason or "given", out_row_stride=out_row_stride, offsets=offsets)
     *outer, inner = problem.batch or (1,)
     *outer_strides, inner_stride = problem.batch_strides or (0,)
     piece_elements = inner * problem.rows * problem.cols
-    launch = _launch(problem, config, word, inner, inner_stride, out_row_stride)
+    launch = _launch(problem, config, word, inner, inner_stride, out_row_stride, offsets)
     out_step = piece_elements * problem.itemsize
+    x_off, out_off = offsets
     for n, index in enumerate(_ndindex(outer)):
         x_offset = sum(i * s for i, s in zip(index, outer_strides))
-        plan.pieces.append((x_offset, n * out_step, launch))
+        plan.pieces.append((x_offset - x_off, n * out_step - out_off, launch))
     return plan
 
 

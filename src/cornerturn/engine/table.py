@@ -49,15 +49,19 @@ def shape_class(rows: int, cols: int) -> str:
     return "square"
 
 
-def class_of(problem: Problem, out_row_stride: int | None = None) -> str | None:
-    """The class key of a transpose with contiguous columns, e.g. "1/odd/4/tall"; None for other problems."""
+def class_of(problem: Problem, out_row_stride: int | None = None, offsets: tuple[int, int] = (0, 0)) -> str | None:
+    """The class key of a transpose with contiguous columns, e.g. "1/odd/4/tall"; None for other problems. `offsets`:
+    the bytes by which x and out start past a whole word (their rows start as much further on)."""
     if problem.kind != "transpose" or problem.col_stride != problem.itemsize or problem.itemsize not in SIZES:
         return None
     size = problem.itemsize
-    pitches = [problem.row_stride, *problem.batch_strides[-1:]]
+    x_off, out_off = offsets
+    pitches = [problem.row_stride, *problem.batch_strides[-1:], *([x_off] if x_off else [])]
     in_class = max((alignment_class(p, size) for p in pitches), key=alignment_classes(size).index)  # the worst
     out_pitch = out_row_stride if out_row_stride is not None else problem.rows * size
-    return f"{size}/{in_class}/{alignment_class(out_pitch, size)}/{shape_class(problem.rows, problem.cols)}"
+    out_class = max((alignment_class(p, size) for p in [out_pitch, *([out_off] if out_off else [])]),
+                    key=alignment_classes(size).index)
+    return f"{size}/{in_class}/{out_class}/{shape_class(problem.rows, problem.cols)}"
 
 
 def every_class() -> list[str]:
@@ -115,12 +119,12 @@ def load(device_name: str) -> dict:
 
 
 def lookup(problem: Problem, device_name: str, word: int | None = None,
-           out_row_stride: int | None = None) -> tuple[int, object, str] | None:
+           out_row_stride: int | None = None, offsets: tuple[int, int] = (0, 0)) -> tuple[int, object, str] | None:
     """(word, configuration, reason) the table gives for this problem on this GPU, or None (no class, no entry, or
     its kernel does not take the problem, or `word` was fixed to another one)."""
     from .tune import config_from_dict
 
-    key = class_of(problem, out_row_stride)
+    key = class_of(problem, out_row_stride, offsets)
     table = load(device_name)
     entry = table.get("classes", {}).get(key) if key else None
     if entry is None:
