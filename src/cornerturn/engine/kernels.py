@@ -13,7 +13,8 @@ hold it, two neighbours funnel-shifted into each word. Byte permutes regroup the
 into output words, stored whole along the output rows where those start at whole words. Output rows that start
 inside a word are written either as words shifted into place from two groups of rows (OUT 1: the tile is read a
 second time, PACK rows lower, and the elements before the first whole word and after the last one are stored one
-by one), or element by element along the output rows (OUT 2).
+by one), or element by element along the output rows (OUT 2). Arrays that start x_off and out_off bytes past a
+whole word (slices) are passed as the words before them, and every row is then read (and written) as unaligned.
 
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
