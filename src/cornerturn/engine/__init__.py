@@ -66,6 +66,7 @@ def choose_offsets(problem: Problem, device: str, offsets: tuple[int, int]):
     from .plan import build
 
     _require()
+    config, reason = heuristic(problem, 4), "heuristic"
     if min(problem.rows, problem.cols) >= TABLE_MIN_SIDE and problem.elements * problem.itemsize > TABLE_MIN_BYTES:
         from .table import lookup
 
@@ -73,10 +74,9 @@ def choose_offsets(problem: Problem, device: str, offsets: tuple[int, int]):
         if hit is not None and not isinstance(hit[1], WordsConfig):
             return build(problem, *hit)  # elements, which lie at whole elements whatever the offsets
         if hit is not None:
-            return build(problem, 4, hit[1], f"{hit[2]}; x and out {offsets[0]} and {offsets[1]} bytes past a word",
-                         offsets=offsets)
-    return build(problem, 4, heuristic(problem, 4),
-                 f"heuristic; x and out {offsets[0]} and {offsets[1]} bytes past a word", offsets=offsets)
+            _, config, reason = hit
+    return build(problem, 4, config, f"{reason}; x and out {offsets[0]} and {offsets[1]} bytes past a word",
+                 offsets=offsets)
 
 
 @functools.lru_cache(maxsize=64)
