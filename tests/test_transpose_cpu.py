@@ -88,38 +88,127 @@ def test_large_parallel_paths(rng):
         assert_bits_equal(cornerturn.transpose(x), reference(x))
 
 
+def run_plan_directly(plan, x, out):
+    """The plan's own run over host views, without run_numpy's short path (small matrices would take NumPy's copy)."""
+    from cornerturn.arrays import view_of
+    from cornerturn.cpu.planner import run
+
+    run(plan, view_of(x), view_of(out))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.bool_, ml_dtypes.float8_e4m3fn], ids=lambda d: np.dtype(d).name)
-def test_bytes_move_as_8x8_blocks_whatever_their_sides(dtype, rng):
-    """Bytes with contiguous columns and at least 8 rows and columns take the 8x8-block kernel: whole blocks through
-    64-bit words at any address, the rows and columns past them by the element kernel; strided rows, batches, and
-    buffers that start one byte past an aligned address too."""
-    for shape, step in [((1024, 2048), 1), ((2048, 1000), 1), ((3, 256, 328), 1), ((600, 512), 2), ((1001, 1003), 1),
-                        ((2, 37, 1030), 3), ((8, 9), 1), ((300, 8), 1)]:
+def test_bytes_with_a_side_of_8_to_15_move_as_8x8_blocks(dtype, rng):
+    """Bytes with contiguous columns and a side of 8 to 15 (too short for a 16-byte vector block) take the 8x8-block
+    kernel: whole blocks through 64-bit words at any address, the rows and columns past them by the element kernel;
+    strided rows, batches, and buffers that start one byte past an aligned address too."""
+    for shape, step in [((9, 2048), 1), ((2048, 15), 1), ((3, 8, 5000), 1), ((600, 12), 2), ((2, 37, 14), 3),
+                        ((8, 9), 1), ((300, 8), 1)]:
         base = random_bits(shape[:-2] + (shape[-2] * step, shape[-1]), dtype, rng)
         x = base[..., ::step, :]
-        assert "bytes8x8" in cornerturn.plan(x.shape, x.dtype, strides=x.strides).method or x.size < 100 * 100
+        plan = choose_variant(canonical(x.shape, x.strides, 1))
+        assert "bytes8x8" in plan.name or x.size < 100 * 100
         out = poisoned(shape[:-2] + (shape[-1], shape[-2]), dtype)
         cornerturn.transpose(x, out=out)
         assert_bits_equal(out, reference(x))
-        plan = choose_variant(canonical(x.shape, x.strides, 1))
-        if plan.geometry.edges:  # run directly too (small matrices would take NumPy's own copy)
-            from cornerturn.arrays import view_of
-            from cornerturn.cpu.planner import run
-
+        if plan.geometry.edges:
             out = poisoned(out.shape, dtype)
-            run(plan, view_of(x), view_of(out))
+            run_plan_directly(plan, x, out)
             assert_bits_equal(out, reference(x))
-    x = random_bits((512 * 1024 + 1,), dtype, rng)[1:].reshape(512, 1024)  # one byte past an aligned start
-    out = poisoned((1024 * 512 + 1,), dtype)[1:].reshape(1024, 512)
+    x = random_bits((12 * 1024 + 1,), dtype, rng)[1:].reshape(12, 1024)  # one byte past an aligned start
+    out = poisoned((1024 * 12 + 1,), dtype)[1:].reshape(1024, 12)
     cornerturn.transpose(x, out=out)
     assert_bits_equal(out, reference(x))
-    assert_bits_equal(cornerturn.transpose(x), reference(x))
     for shape in [(7, 1024), (1024, 7)]:  # fewer than 8 rows or columns: the element kernel
         x = random_bits(shape, dtype, rng)
         assert "bytes8x8" not in cornerturn.plan(x.shape, x.dtype).method
         assert_bits_equal(cornerturn.transpose(x), reference(x))
     x = random_bits((64, 64), dtype, rng)[:, ::2]  # columns not contiguous
     assert "bytes8x8" not in choose_variant(canonical(x.shape, x.strides, 1)).name
+
+
+VECTOR_DTYPES = [np.uint8, np.bool_, ml_dtypes.float8_e4m3fn, np.float16, ml_dtypes.bfloat16, np.int32, np.float32,
+                 np.float64, np.complex64]
+
+
+@pytest.mark.parametrize("dtype", VECTOR_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_vector_blocks_on_any_pitch_and_offset(dtype, rng):
+    """1- to 8-byte elements with contiguous columns and both sides at least one 16-byte block take the vector
+    kernel, whatever the sides, the row pitch (every residue modulo 16 bytes), the matrix stride, the sign of the
+    row stride, and the buffer's address (one byte past an aligned start)."""
+    itemsize = np.dtype(dtype).itemsize
+    side = 16 // itemsize
+    short = max(side, SKINNY_MAX + 1)  # shorter sides take the skinny kernel
+    for shape, pitch in [((short, short), short), ((1000, 1003), 1003), ((3, 129, 70), 70 + 1), ((2, 37, 300), 305),
+                         ((333, short + 1), short + 3), ((short + 2, 2000), 2001)]:
+        base = random_bits(shape[:-1] + (pitch,), dtype, rng)
+        x = base[..., : shape[-1]]
+        plan = choose_variant(canonical(x.shape, x.strides, itemsize))
+        assert plan.name.startswith("vectors16-") or x.size < 100 * 100, plan.name
+        out = poisoned(shape[:-2] + (shape[-1], shape[-2]), dtype)
+        assert cornerturn.transpose(x, out=out) is out
+        assert_bits_equal(out, reference(x))
+        for view in (x, x[..., ::-1, :]):  # and with the rows reversed (a negative row stride)
+            plan = choose_variant(canonical(view.shape, view.strides, itemsize))
+            out = poisoned(out.shape, dtype)
+            run_plan_directly(plan, view, out)
+            assert_bits_equal(out, reference(view))
+    m, n = 40, 300
+    raw = random_bits((m * n * itemsize + 1,), np.uint8, rng)[1:]  # one byte past an aligned start
+    x = raw.view(dtype).reshape(m, n) if itemsize == 1 else np.frombuffer(raw.tobytes(), dtype, m * n).reshape(m, n)
+    out_raw = poisoned((m * n * itemsize + 1,), np.uint8)[1:]
+    out = out_raw.view(dtype).reshape(n, m) if itemsize == 1 else None
+    got = cornerturn.transpose(x, out=out)
+    assert_bits_equal(got, reference(x))
+    for shape in [(side - 1, 500), (500, side - 1)]:  # a side shorter than a block: another kernel
+        if side > SKINNY_MAX + 1:
+            x = random_bits(shape, dtype, rng)
+            assert not choose_variant(canonical(x.shape, x.strides, itemsize)).name.startswith("vectors16-")
+            assert_bits_equal(cornerturn.transpose(x), reference(x))
+    x = random_bits((300, 600), dtype, rng)[:, ::2]  # columns not contiguous: the element kernel
+    assert not choose_variant(canonical(x.shape, x.strides, itemsize)).name.startswith("vectors16-")
+    assert_bits_equal(cornerturn.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+def test_vector_kernel_tiles(itemsize, rng):
+    """The vector kernel called directly with every tile the planner can pick, on matrices whose sides end inside
+    a block and inside a tile, and on a batch of matrices smaller than one tile; nothing written past the output."""
+    from cornerturn.cpu.planner import VECTOR_TILE, VECTOR_TILE_MIN
+    from cornerturn.cpu.vectors import vector_kernel
+
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[itemsize]
+    tile = VECTOR_TILE[itemsize]
+    while tile >= VECTOR_TILE_MIN:
+        for shape in [(1, tile + 17, 2 * tile + 3), (5, 41, 23)]:
+            x = random_bits(shape, dtype, rng)
+            out = poisoned((shape[0], shape[2] + 1, shape[1]), dtype)  # a spare row after each matrix
+            for parallel in (True, False):
+                vector_kernel(itemsize, tile, parallel)(x, out[:, : shape[2]])
+                assert_bits_equal(out[:, : shape[2]], reference(x))
+            assert_bits_equal(out[:, shape[2]], poisoned((shape[0], shape[1]), dtype))
+        tile //= 2
+    with pytest.raises(ValueError, match="element size 16"):
+        vector_kernel(16, 128, True)
+
+
+@pytest.mark.parametrize("shape, dtype, tile", [
+    ((4000, 4000), np.uint8, 1024),  # 16 tiles of 1024
+    ((700, 700), np.float32, 512),  # 4 tiles of 512
+    ((400, 400), np.float32, 256),  # 1 tile of 512, 4 of 256
+    ((3000, 300), np.float64, 512),  # 6 tiles of 512
+    ((2, 300, 300), np.uint16, 256),  # 2 tiles of 512, 8 of 256
+    ((2, 300, 400), np.uint8, 256),  # 2 tiles of 1024 or 512, 8 of 256
+    ((130, 600), np.float32, 128),  # 2 tiles of 512, 3 of 256, 10 of 128
+    ((200, 200), np.uint8, 1024),  # 40,000 elements: serial, one tile is enough
+])
+def test_vector_tiles_halve_until_each_thread_has_two(shape, dtype, tile, monkeypatch):
+    """Worked by hand for two threads: the preferred tile, halved while there are fewer than four tiles."""
+    import numba
+
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    itemsize = np.dtype(dtype).itemsize
+    plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, itemsize))
+    assert plan.variant.tile == tile
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=lambda d: np.dtype(d).name)

@@ -1,4 +1,4 @@
-"""Square blocks of n x n elements transposed in vector registers: n rows loaded as n vectors of 16 bytes (or 32; n = 16
+"""Square blocks of n x n elements transposed in vector registers: n rows loaded as n vectors of 16 bytes (n = 16
 for bytes, 8, 4, 2 for 2-, 4-, 8-byte elements; at any address), log2(n) rounds of interleaves (LLVM
 shufflevector: unpack on x86, zip on Arm), n vectors stored as n output rows. Tiles of blocks go to threads;
 inside a tile the blocks run down a block column, so each output row is written in one run.
@@ -21,7 +21,7 @@ from numba.extending import intrinsic
 
 from .kernels import _tile_of
 
-VECTOR_BYTES = (16, 32)
+VECTOR_BYTES = 16  # 32-byte vectors (AVX2 registers) ran slower on every element size (docs/cpu.md)
 ELEMENT_SIZES = (1, 2, 4, 8)
 
 
@@ -48,47 +48,43 @@ def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bit
         builder.store(row, builder.bitcast(at, vector), align=1)
 
 
-def _block_intrinsic(vector_bytes: int):
-    """An intrinsic block(x, x_at, x_step, out, out_at, out_step): the n x n block at byte offset x_at of array x
-    (rows x_step bytes apart) transposed into array out at byte offset out_at (rows out_step bytes apart), where
-    n = vector_bytes / x's element size."""
+@intrinsic
+def block(typingctx, x, x_at, x_step, out, out_at, out_step):
+    """block(x, x_at, x_step, out, out_at, out_step): the n x n block at byte offset x_at of the integer array x
+    (rows x_step bytes apart) transposed into the array out at byte offset out_at (rows out_step bytes apart),
+    where n = VECTOR_BYTES / x's element size."""
+    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
+        return None
+    bits = x.dtype.bitwidth
+    n = 8 * VECTOR_BYTES // bits
 
-    def typer(typingctx, x, x_at, x_step, out, out_at, out_step):
-        if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer):
-            return None
-        bits = x.dtype.bitwidth
-        n = 8 * vector_bytes // bits
+    def codegen(context, builder, signature, args):
+        x_val, x_at, x_step, out_val, out_at, out_step = args
+        byte = ir.IntType(8).as_pointer()
+        src = context.make_array(signature.args[0])(context, builder, x_val).data
+        dst = context.make_array(signature.args[3])(context, builder, out_val).data
+        _emit_block(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step,
+                    builder.gep(builder.bitcast(dst, byte), [out_at]), out_step, n, bits)
+        return context.get_dummy_value()
 
-        def codegen(context, builder, signature, args):
-            x_val, x_at, x_step, out_val, out_at, out_step = args
-            byte = ir.IntType(8).as_pointer()
-            src = context.make_array(signature.args[0])(context, builder, x_val).data
-            dst = context.make_array(signature.args[3])(context, builder, out_val).data
-            _emit_block(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step,
-                        builder.gep(builder.bitcast(dst, byte), [out_at]), out_step, n, bits)
-            return context.get_dummy_value()
-
-        return types.void(x, x_at, x_step, out, out_at, out_step), codegen
-
-    typer.__name__ = f"block{vector_bytes}"
-    return intrinsic(typer)
+    return types.void(x, x_at, x_step, out, out_at, out_step), codegen
 
 
-block16 = _block_intrinsic(16)
-block32 = _block_intrinsic(32)
+def block_side(itemsize: int) -> int:
+    """n: the side of a block of `itemsize`-byte elements, one 16-byte vector a row."""
+    if itemsize not in ELEMENT_SIZES:
+        raise ValueError(f"vector kernel: element size {itemsize} is not one of {ELEMENT_SIZES}")
+    return VECTOR_BYTES // itemsize
 
 
 @functools.cache
-def vector_kernel(itemsize: int, vector_bytes: int, tile: int, parallel: bool):
+def vector_kernel(itemsize: int, tile: int, parallel: bool):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for unsigned-integer words of `itemsize` bytes, `x` 3-D with
-    contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = vector_bytes /
-    itemsize elements square in tiles of `tile` elements square (a multiple of n)."""
-    if itemsize not in ELEMENT_SIZES or vector_bytes not in VECTOR_BYTES:
-        raise ValueError(f"vector kernel: element size {itemsize}, vector {vector_bytes} bytes")
-    N = vector_bytes // itemsize
+    contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = block_side elements
+    square in tiles of `tile` elements square (a multiple of n)."""
+    N = block_side(itemsize)
     if tile % N:
         raise ValueError(f"vector kernel: tile {tile} is not a multiple of the block side {N}")
-    WIDE = vector_bytes == 32
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
     def kernel(x, out):
@@ -109,10 +105,7 @@ def vector_kernel(itemsize: int, vector_bytes: int, tile: int, parallel: bool):
                 for ii in range(i0, i_full, N):
                     x_at = b * x_matrix + ii * x_row + jj * x_col
                     out_at = b * out_matrix + jj * out_row + ii * out_col
-                    if WIDE:
-                        block32(x, x_at, x_row, out, out_at, out_row)
-                    else:
-                        block16(x, x_at, x_row, out, out_at, out_row)
+                    block(x, x_at, x_row, out, out_at, out_row)
                 for j in range(jj, jj + N):
                     for i in range(i_full, i1):
                         out[b, j, i] = x[b, i, j]
