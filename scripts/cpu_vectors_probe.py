@@ -14,24 +14,27 @@ import time
 import numpy as np
 
 import cornerturn
-from cornerturn.bench.suites import random_cases
+from cornerturn.bench.suites import Case, random_cases
 from cornerturn.cpu.vectors import vector_kernel
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--shapes", default="", help="named cases as dtype:MxN or dtype:BxMxN, comma-separated, "
+                    "measured before the random ones")
     ap.add_argument("--cases", type=int, default=24)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", type=lambda s: tuple(map(int, s.split(","))), default=(1, 2, 4, 8))
-    ap.add_argument("--variants", default="16:64,16:128,16:256,32:64,32:128,32:256",
-                    help="vector bytes:tile, comma-separated")
+    ap.add_argument("--tiles", default="128,256,512,1024", help="tiles (elements square), comma-separated")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed + 1)
     rows = []
-    variants = [tuple(map(int, v.split(":"))) for v in args.variants.split(",")]
-    cases = [c for c in random_cases(args.seed, args.cases, "cpu") if c.itemsize in args.sizes]
+    tiles = [int(t) for t in args.tiles.split(",")]
+    named = [Case(tuple(map(int, shape.split("x"))), dtype)
+             for dtype, shape in (spec.split(":") for spec in args.shapes.split(",") if spec)]
+    cases = named + [c for c in random_cases(args.seed, args.cases, "cpu") if c.itemsize in args.sizes]
     for n, case in enumerate(cases):
         it = case.itemsize
         word = np.dtype(f"u{it}")
@@ -41,9 +44,9 @@ def main() -> None:
         copy = np.empty_like(x)
         methods = {"copy": lambda copy=copy, x=x: np.copyto(copy, x),
                    "engine": lambda x=x, out=out: cornerturn.transpose(x, out=out)}
-        for v, t in variants:
-            k = vector_kernel(it, v, t, True)
-            methods[f"v{v}t{t}"] = (lambda k=k, x=x, out=out: k(x, out))
+        for t in tiles:
+            k = vector_kernel(it, t, True)
+            methods[f"t{t}"] = (lambda k=k, x=x, out=out: k(x, out))
         times = {name: [] for name in methods}
         want = x.transpose(0, 2, 1)
         for name, f in methods.items():  # warm-up and check
@@ -59,9 +62,9 @@ def main() -> None:
         gbs = {name: 2 * x.nbytes / float(np.median(ts)) / 1e9 for name, ts in times.items()}
         rows.append({"case": case.name, "itemsize": it, "shape": list(shape), "gbs": gbs,
                      "engine_plan": cornerturn.plan(case.shape, case.dtype, device="cpu").method})
-        best = max((g, k) for k, g in gbs.items() if k.startswith("v"))
+        best = max((g, k) for k, g in gbs.items() if k.startswith("t"))
         print(f"{n:2d} {case.name:28s} copy {gbs['copy']:5.1f} engine {gbs['engine']:5.1f} "
-              + " ".join(f"{k} {g:5.1f}" for k, g in gbs.items() if k.startswith("v"))
+              + " ".join(f"{k} {g:5.1f}" for k, g in gbs.items() if k.startswith("t"))
               + f" best {best[1]} {best[0] / gbs['copy']:.0%}", flush=True)
     with open(args.out, "w") as f:
         json.dump({"machine": platform.processor() or platform.machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC",
