@@ -192,17 +192,22 @@ def test_vector_kernel_tiles(itemsize, rng):
 
 
 @pytest.mark.parametrize("shape, dtype, tile", [
-    ((4000, 4000), np.uint8, 1024),  # 16 tiles of 1024
-    ((700, 700), np.float32, 512),  # 4 tiles of 512
-    ((400, 400), np.float32, 256),  # 1 tile of 512, 4 of 256
-    ((3000, 300), np.float64, 512),  # 6 tiles of 512
-    ((2, 300, 300), np.uint16, 256),  # 2 tiles of 512, 8 of 256
-    ((2, 300, 400), np.uint8, 256),  # 2 tiles of 1024 or 512, 8 of 256
-    ((130, 600), np.float32, 128),  # 2 tiles of 512, 3 of 256, 10 of 128
-    ((200, 200), np.uint8, 1024),  # 40,000 elements: serial, one tile is enough
+    ((4000, 4001), np.float32, 1024),  # 16 tiles of 1024
+    ((4000, 4000), np.uint8, 512),  # 64 tiles of 512
+    ((700, 701), np.float32, 512),  # 1 tile of 1024, 4 of 512
+    ((400, 401), np.float64, 256),  # 1 tile of 1024 or 512, 4 of 256
+    ((3000, 301), np.float64, 512),  # 3 tiles of 1024, 6 of 512
+    ((2, 300, 301), np.uint16, 256),  # 2 tiles of 1024 or 512, 8 of 256
+    ((130, 601), np.float32, 128),  # 1 tile of 1024, 2 of 512, 3 of 256, 10 of 128
+    ((200, 201), np.uint8, 512),  # 40,200 elements: serial, one tile is enough
+    ((8192, 8192), np.float32, 256),  # rows 32 KiB apart: aliased
+    ((3000, 3072), np.float64, 128),  # rows 24 KiB apart: aliased
+    ((5000, 6144), np.uint16, 256),  # rows 12 KiB apart: aliased
+    ((5000, 6144), np.uint8, 512),  # bytes: 512 either way
 ])
 def test_vector_tiles_halve_until_each_thread_has_two(shape, dtype, tile, monkeypatch):
-    """Worked by hand for two threads: the preferred tile, halved while there are fewer than four tiles."""
+    """Worked by hand for two threads: the tile for the element size and pitch, halved while there are fewer than
+    four tiles."""
     import numba
 
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)

@@ -74,10 +74,15 @@ class SkinnyVariant:
         return skinny_kernel(self.short, self.short_rows, self.parallel)
 
 
-# Vector blocks (cpu/vectors.py): tiles of this many elements square, halved (down to VECTOR_TILE_MIN) until every
-# thread has at least two. On a 2-core machine over 64 random-suite shapes (2026-11-25, docs/cpu.md) tiles of 512
-# beat 256 on every element size (median 71-101% of the copy against 52-92%), and 1024 beat 512 for bytes only.
-VECTOR_TILE = {1: 1024, 2: 512, 4: 512, 8: 512}
+# Vector blocks (cpu/vectors.py): tiles of this many elements square, by element size, then halved (down to
+# VECTOR_TILE_MIN) until every thread has at least two. Where the input's row pitch is a multiple of ALIASED_PITCH
+# bytes (powers of two, 3072 floats, ...) smaller tiles win (a tile's rows then likely share cache and TLB sets).
+# Chosen from 119 case timings (seeds 12, 13, 15, 16: random shapes and aliased pitches, each case's tiles timed in
+# one run; 2-core machine, 2026-11-25, docs/cpu.md): against each case's best of 256, 512 and 1024 these ran at
+# 0.94-0.97 in geometric mean on plain pitches and 0.98-1.10 on aliased ones.
+VECTOR_TILE = {1: 512, 2: 1024, 4: 1024, 8: 1024}
+VECTOR_TILE_ALIASED = {1: 512, 2: 256, 4: 256, 8: 128}
+ALIASED_PITCH = 512
 VECTOR_TILE_MIN = 128
 
 
@@ -110,11 +115,13 @@ def vectorizable(problem: Problem) -> bool:
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
-    """The vector plan of `problem`: VECTOR_TILE for its element size, halved while the tiles of its innermost
-    batch are fewer than two per thread."""
+    """The vector plan of `problem`: VECTOR_TILE for its element size (VECTOR_TILE_ALIASED where the input's row
+    pitch is a multiple of ALIASED_PITCH bytes), halved while the tiles of its innermost batch are fewer than two
+    per thread."""
     import numba
 
-    tile = VECTOR_TILE[problem.itemsize]
+    aliased = problem.row_stride % ALIASED_PITCH == 0
+    tile = (VECTOR_TILE_ALIASED if aliased else VECTOR_TILE)[problem.itemsize]
     matrices = problem.batch[-1] if problem.batch else 1
     wanted = 2 * numba.get_num_threads() if parallel else 1
     while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
