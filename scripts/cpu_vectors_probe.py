@@ -15,6 +15,7 @@ import numpy as np
 
 import cornerturn
 from cornerturn.bench.suites import Case, random_cases
+from cornerturn.cpu.kernels import tile_kernel
 from cornerturn.cpu.vectors import vector_kernel
 
 
@@ -37,22 +38,24 @@ def main() -> None:
     cases = named + [c for c in random_cases(args.seed, args.cases, "cpu") if c.itemsize in args.sizes]
     for n, case in enumerate(cases):
         it = case.itemsize
-        word = np.dtype(f"u{it}")
+        word = np.dtype(f"u{it}") if it <= 8 else np.dtype(np.complex128)
         shape = case.shape if len(case.shape) == 3 else (1, *case.shape)
-        x = rng.integers(0, 2**63, size=shape, dtype=np.uint64).astype(word)
+        bits = rng.integers(0, 2**63, size=(*shape, max(1, it // 8)), dtype=np.uint64)
+        x = bits.astype(np.dtype(f"u{it}")).reshape(shape) if it <= 8 else bits.view(word).reshape(shape)
         out = np.empty((shape[0], shape[2], shape[1]), word)
         copy = np.empty_like(x)
         methods = {"copy": lambda copy=copy, x=x: np.copyto(copy, x),
                    "engine": lambda x=x, out=out: cornerturn.transpose(x, out=out)}
         for t in tiles:
-            k = vector_kernel(it, t, True)
+            # 16-byte elements: the element kernel's 4x4 micro tiles in tiles of t
+            k = vector_kernel(it, t, True) if it <= 8 else tile_kernel(t, 4, 4, True)
             methods[f"t{t}"] = (lambda k=k, x=x, out=out: k(x, out))
         times = {name: [] for name in methods}
-        want = x.transpose(0, 2, 1)
+        want = np.ascontiguousarray(x.transpose(0, 2, 1)).view(np.uint8)  # bits, NaN patterns included
         for name, f in methods.items():  # warm-up and check
-            out.fill(0xA5)
+            out.view(np.uint8).fill(0xA5)
             f()
-            if name != "copy" and not np.array_equal(out, want):
+            if name != "copy" and not np.array_equal(out.view(np.uint8), want):
                 raise SystemExit(f"{case.name}: {name} wrong")
         for _ in range(args.repeats):
             for name, f in methods.items():
