@@ -48,7 +48,10 @@ CPU_VARIANTS: tuple[CpuVariant, ...] = (
     # 4-byte elements: 8x8 micro tiles in 256-element tiles, 18.2 against 15.3 GB/s for 4x4 on float32 8192x8192 and
     # 22.8 against 20.9 on 4097x4095 (2-core machine, 2026-11-24, a sweep of tiles 32-256 by micro tiles; docs/cpu.md)
     CpuVariant("tiles256-micro8x8-parallel", 256, 8, 8, True, (4,)),
-    CpuVariant("tiles128-micro4x4-parallel", 128, 4, 4, True, (8, 16)),
+    CpuVariant("tiles128-micro4x4-parallel", 128, 4, 4, True, (8,)),
+    # 16-byte elements: tiles of 64, at 0.97 of each case's best tile in geometric mean against 0.65 for 128 over 16
+    # complex128 shapes (2-core machine, 2026-11-25, docs/results/cpu-vectors-probe-17.json; docs/cpu.md)
+    CpuVariant("tiles64-micro4x4-parallel", 64, 4, 4, True, (16,)),
     CpuVariant("tiles128-micro8x16-serial", 128, 8, 16, False, (1,)),
     CpuVariant("tiles128-micro8x8-serial", 128, 8, 8, False, (2, 4)),
     CpuVariant("tiles128-micro4x4-serial", 128, 4, 4, False, (8, 16)),
