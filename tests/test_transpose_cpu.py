@@ -171,41 +171,52 @@ def test_vector_blocks_on_any_pitch_and_offset(dtype, rng):
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 def test_vector_kernel_tiles(itemsize, rng):
-    """The vector kernel called directly with every tile the planner can pick, on matrices whose sides end inside
-    a block and inside a tile, and on a batch of matrices smaller than one tile; nothing written past the output."""
-    from cornerturn.cpu.planner import VECTOR_TILE, VECTOR_TILE_MIN
+    """The vector kernel called directly with the planner's tiles (plain, aliased, staged, the smallest), threaded
+    and not, on matrices whose sides end inside a block and inside a tile, and on a batch of matrices smaller than
+    one tile; nothing written past the output."""
+    from cornerturn.cpu.planner import (
+        STAGED_ITEMSIZES,
+        STAGED_TILE,
+        VECTOR_TILE,
+        VECTOR_TILE_ALIASED,
+        VECTOR_TILE_MIN,
+    )
     from cornerturn.cpu.vectors import vector_kernel
 
     dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[itemsize]
-    tile = VECTOR_TILE[itemsize]
-    while tile >= VECTOR_TILE_MIN:
+    kernels = [(VECTOR_TILE[itemsize], True, False), (VECTOR_TILE_ALIASED[itemsize], True, False),
+               (VECTOR_TILE_MIN, False, False)]
+    if itemsize in STAGED_ITEMSIZES:
+        kernels += [(STAGED_TILE, True, True), (VECTOR_TILE_MIN, False, True)]
+    for tile, parallel, staged in kernels:
         for shape in [(1, tile + 17, 2 * tile + 3), (5, 41, 23)]:
             x = random_bits(shape, dtype, rng)
             out = poisoned((shape[0], shape[2] + 1, shape[1]), dtype)  # a spare row after each matrix
-            for parallel in (True, False):
-                vector_kernel(itemsize, tile, parallel)(x, out[:, : shape[2]])
-                assert_bits_equal(out[:, : shape[2]], reference(x))
+            vector_kernel(itemsize, tile, parallel, staged)(x, out[:, : shape[2]])
+            assert_bits_equal(out[:, : shape[2]], reference(x))
             assert_bits_equal(out[:, shape[2]], poisoned((shape[0], shape[1]), dtype))
-        tile //= 2
     with pytest.raises(ValueError, match="element size 16"):
         vector_kernel(16, 128, True)
 
 
-@pytest.mark.parametrize("shape, dtype, tile", [
-    ((4000, 4001), np.float32, 1024),  # 16 tiles of 1024
-    ((4000, 4000), np.uint8, 512),  # 64 tiles of 512
-    ((700, 701), np.float32, 512),  # 1 tile of 1024, 4 of 512
-    ((400, 401), np.float64, 256),  # 1 tile of 1024 or 512, 4 of 256
-    ((3000, 301), np.float64, 512),  # 3 tiles of 1024, 6 of 512
-    ((2, 300, 301), np.uint16, 256),  # 2 tiles of 1024 or 512, 8 of 256
-    ((130, 601), np.float32, 128),  # 1 tile of 1024, 2 of 512, 3 of 256, 10 of 128
-    ((200, 201), np.uint8, 512),  # 40,200 elements: serial, one tile is enough
-    ((8192, 8192), np.float32, 256),  # rows 32 KiB apart: aliased
-    ((3000, 3072), np.float64, 128),  # rows 24 KiB apart: aliased
-    ((5000, 6144), np.uint16, 256),  # rows 12 KiB apart: aliased
-    ((5000, 6144), np.uint8, 512),  # bytes: 512 either way
+@pytest.mark.parametrize("shape, dtype, tile, staged", [
+    ((4000, 4001), np.float32, 1024, False),  # 16 tiles of 1024
+    ((4000, 4000), np.uint8, 512, False),  # 64 tiles of 512
+    ((700, 701), np.float32, 512, False),  # 1 tile of 1024, 4 of 512
+    ((400, 401), np.float64, 256, False),  # 1 tile of 1024 or 512, 4 of 256
+    ((3000, 301), np.float64, 512, False),  # 3 tiles of 1024, 6 of 512
+    ((2, 300, 301), np.uint16, 256, False),  # 2 tiles of 1024 or 512, 8 of 256
+    ((130, 601), np.float32, 128, False),  # 1 tile of 1024, 2 of 512, 3 of 256, 10 of 128
+    ((200, 201), np.uint8, 512, False),  # 40,200 elements: serial, one tile is enough
+    ((8192, 8192), np.float32, 512, True),  # rows 32 KiB apart, a whole number of pages: staged, 256 tiles
+    ((3000, 3072), np.float64, 512, True),  # rows 24 KiB apart: staged, 36 tiles
+    ((700, 1024), np.float32, 512, True),  # rows 4 KiB apart: staged, 4 tiles
+    ((6000, 2304), np.float32, 256, False),  # rows 9 KiB apart: aliased, not a whole number of pages
+    ((3000, 2688), np.float64, 128, False),  # rows 21 KiB apart: aliased
+    ((5000, 6144), np.uint16, 256, False),  # rows 12 KiB apart: aliased
+    ((5000, 6144), np.uint8, 512, False),  # bytes: 512 either way
 ])
-def test_vector_tiles_halve_until_each_thread_has_two(shape, dtype, tile, monkeypatch):
+def test_vector_tiles_halve_until_each_thread_has_two(shape, dtype, tile, staged, monkeypatch):
     """Worked by hand for two threads: the tile for the element size and pitch, halved while there are fewer than
     four tiles."""
     import numba
@@ -213,7 +224,7 @@ def test_vector_tiles_halve_until_each_thread_has_two(shape, dtype, tile, monkey
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
     itemsize = np.dtype(dtype).itemsize
     plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, itemsize))
-    assert plan.variant.tile == tile
+    assert (plan.variant.tile, plan.variant.staged) == (tile, staged)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=lambda d: np.dtype(d).name)

@@ -87,6 +87,12 @@ VECTOR_TILE = {1: 512, 2: 1024, 4: 1024, 8: 1024}
 VECTOR_TILE_ALIASED = {1: 512, 2: 256, 4: 256, 8: 128}
 ALIASED_PITCH = 512
 VECTOR_TILE_MIN = 128
+# 4- and 8-byte elements whose input rows lie a whole number of pages apart: staged tiles of 512 (each tile copied
+# into a scratch with a shorter pitch first), 1.12x to 1.91x the plain tiles on all 10 such shapes of a probe, behind
+# them where the pitch is a multiple of 1 KiB only (seed 18, docs/results/cpu-vectors-probe-18.json; docs/cpu.md)
+STAGED_PITCH = 4096
+STAGED_TILE = 512
+STAGED_ITEMSIZES = (4, 8)
 
 
 @dataclass(frozen=True)
@@ -96,15 +102,17 @@ class VectorVariant:
     itemsize: int
     tile: int
     parallel: bool
+    staged: bool = False  # each tile copied into a scratch of the thread's own first
 
     @property
     def name(self) -> str:
-        return f"vectors16-tiles{self.tile}-{'parallel' if self.parallel else 'serial'}"
+        staged = "-staged" if self.staged else ""
+        return f"vectors16{staged}-tiles{self.tile}-{'parallel' if self.parallel else 'serial'}"
 
     def kernel(self):
         from .vectors import vector_kernel
 
-        return vector_kernel(self.itemsize, self.tile, self.parallel)
+        return vector_kernel(self.itemsize, self.tile, self.parallel, self.staged)
 
 
 def vectorizable(problem: Problem) -> bool:
@@ -119,17 +127,18 @@ def vectorizable(problem: Problem) -> bool:
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
     """The vector plan of `problem`: VECTOR_TILE for its element size (VECTOR_TILE_ALIASED where the input's row
-    pitch is a multiple of ALIASED_PITCH bytes), halved while the tiles of its innermost batch are fewer than two
-    per thread."""
+    pitch is a multiple of ALIASED_PITCH bytes; staged tiles of STAGED_TILE for 4- and 8-byte elements where it is
+    a multiple of STAGED_PITCH), halved while the tiles of its innermost batch are fewer than two per thread."""
     import numba
 
+    staged = problem.itemsize in STAGED_ITEMSIZES and problem.row_stride % STAGED_PITCH == 0
     aliased = problem.row_stride % ALIASED_PITCH == 0
-    tile = (VECTOR_TILE_ALIASED if aliased else VECTOR_TILE)[problem.itemsize]
+    tile = STAGED_TILE if staged else (VECTOR_TILE_ALIASED if aliased else VECTOR_TILE)[problem.itemsize]
     matrices = problem.batch[-1] if problem.batch else 1
     wanted = 2 * numba.get_num_threads() if parallel else 1
     while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
         tile //= 2
-    return VectorVariant(problem.itemsize, tile, parallel)
+    return VectorVariant(problem.itemsize, tile, parallel, staged)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ inside a tile the blocks run down a block column, so each output row is written 
 Each interleave round makes vector 2k from the low halves of vectors k and k + n/2, element by element, and
 vector 2k + 1 from their high halves; after log2(n) rounds vector r holds column r. The loads and stores are
 unaligned vector accesses, so rows of any pitch and offset take them; the rows and columns past whole blocks (only
-in a matrix's last tiles) move element by element.
+in a matrix's last tiles) move element by element. Staged tiles are first copied row by row into a scratch of
+the thread's own, for inputs whose rows lie a whole number of pages apart.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import functools
 import math
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import prange, types
 from numba.extending import intrinsic
 
 from .kernels import _tile_of
 
-VECTOR_BYTES = 16  # 32-byte vectors (AVX2 registers) ran slower on every element size (docs/cpu.md)
+VECTOR_BYTES = 16  # 32-byte vectors (AVX2 registers) fell behind in tiles of 512 on every element size (docs/cpu.md)
 ELEMENT_SIZES = (1, 2, 4, 8)
+STAGE_PAD = 16  # bytes by which the staged kernel's scratch rows are longer than a tile's row
 
 
 def interleave_masks(n: int) -> tuple[list[int], list[int]]:
@@ -77,40 +80,68 @@ def block_side(itemsize: int) -> int:
     return VECTOR_BYTES // itemsize
 
 
+@numba.njit(inline="always")
+def _move_tile(src, sb, si, sj, out, b, i0, i1, j0, j1, n):
+    """out[b, j, i] = src[sb, si + i - i0, sj + j - j0] for i0 <= i < i1, j0 <= j < j1: whole n x n blocks through
+    the vector registers, the rows and columns past them element by element."""
+    src_matrix, src_row, src_col = src.strides
+    out_matrix, out_row, out_col = out.strides
+    i_full = i0 + ((i1 - i0) // n) * n
+    j_full = j0 + ((j1 - j0) // n) * n
+    for jj in range(j0, j_full, n):
+        for ii in range(i0, i_full, n):
+            src_at = sb * src_matrix + (si + ii - i0) * src_row + (sj + jj - j0) * src_col
+            block(src, src_at, src_row, out, b * out_matrix + jj * out_row + ii * out_col, out_row)
+        for j in range(jj, jj + n):
+            for i in range(i_full, i1):
+                out[b, j, i] = src[sb, si + i - i0, sj + j - j0]
+    for j in range(j_full, j1):
+        for i in range(i0, i1):
+            out[b, j, i] = src[sb, si + i - i0, sj + j - j0]
+
+
+@numba.njit(inline="always")
+def _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols):
+    """(matrix, first row, row past the last, first column, column past the last) of task t's tile."""
+    b, ti, tj = _tile_of(t, per_matrix, tiles_i)
+    i0 = ti * tile
+    j0 = tj * tile
+    return b, i0, min(i0 + tile, rows), j0, min(j0 + tile, cols)
+
+
 @functools.cache
-def vector_kernel(itemsize: int, tile: int, parallel: bool):
+def vector_kernel(itemsize: int, tile: int, parallel: bool, staged: bool = False):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for unsigned-integer words of `itemsize` bytes, `x` 3-D with
     contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = block_side elements
-    square in tiles of `tile` elements square (a multiple of n)."""
+    square in tiles of `tile` elements square (a multiple of n). Staged: the tiles are shared out in runs, one run a
+    worker (at most NUMBA_NUM_THREADS), and each tile is first copied, row by row, into the worker's own scratch,
+    whose rows are STAGE_PAD bytes longer than the tile's, then transposed from there, so that input rows whose
+    pitch is a multiple of a page are not read down a column of them."""
     N = block_side(itemsize)
     if tile % N:
         raise ValueError(f"vector kernel: tile {tile} is not a multiple of the block side {N}")
+    STAGED = staged
+    PITCH = tile + STAGE_PAD // itemsize
+    WORKERS = numba.config.NUMBA_NUM_THREADS if parallel else 1
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
     def kernel(x, out):
         batch, rows, cols = x.shape
-        x_matrix, x_row, x_col = x.strides
-        out_matrix, out_row, out_col = out.strides
         tiles_i = (rows + tile - 1) // tile
         per_matrix = tiles_i * ((cols + tile - 1) // tile)
-        for t in prange(batch * per_matrix):
-            b, ti, tj = _tile_of(t, per_matrix, tiles_i)
-            i0 = ti * tile
-            j0 = tj * tile
-            i1 = min(i0 + tile, rows)
-            j1 = min(j0 + tile, cols)
-            i_full = i0 + ((i1 - i0) // N) * N
-            j_full = j0 + ((j1 - j0) // N) * N
-            for jj in range(j0, j_full, N):
-                for ii in range(i0, i_full, N):
-                    x_at = b * x_matrix + ii * x_row + jj * x_col
-                    out_at = b * out_matrix + jj * out_row + ii * out_col
-                    block(x, x_at, x_row, out, out_at, out_row)
-                for j in range(jj, jj + N):
-                    for i in range(i_full, i1):
-                        out[b, j, i] = x[b, i, j]
-            for j in range(j_full, j1):
-                for i in range(i0, i1):
-                    out[b, j, i] = x[b, i, j]
+        tasks = batch * per_matrix
+        if STAGED:
+            workers = max(1, min(WORKERS, tasks))
+            scratch = np.empty((workers, tile, PITCH), x.dtype)
+            for w in prange(workers):
+                for t in range(w * tasks // workers, (w + 1) * tasks // workers):
+                    b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols)
+                    for i in range(i0, i1):
+                        scratch[w, i - i0, : j1 - j0] = x[b, i, j0:j1]
+                    _move_tile(scratch, w, 0, 0, out, b, i0, i1, j0, j1, N)
+        else:
+            for t in prange(tasks):
+                b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols)
+                _move_tile(x, b, i0, j0, out, b, i0, i1, j0, j1, N)
 
     return kernel
