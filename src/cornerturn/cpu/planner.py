@@ -88,7 +88,7 @@ VECTOR_TILE_ALIASED = {1: 512, 2: 256, 4: 256, 8: 128}
 ALIASED_PITCH = 512
 VECTOR_TILE_MIN = 128
 # 4- and 8-byte elements whose input rows lie a whole number of pages apart: staged tiles of 512 (each tile copied
-# into a scratch with a shorter pitch first), 1.12x to 1.91x the plain tiles on all 10 such shapes of a probe, behind
+# into a scratch with a shorter pitch first), 1.14x to 1.91x the plain tiles on all 10 such shapes of a probe, behind
 # them where the pitch is a multiple of 1 KiB only (seed 18, docs/results/cpu-vectors-probe-18.json; docs/cpu.md)
 STAGED_PITCH = 4096
 STAGED_TILE = 512
@@ -102,7 +102,7 @@ class VectorVariant:
     itemsize: int
     tile: int
     parallel: bool
-    staged: bool = False  # each tile copied into a scratch of the thread's own first
+    staged: bool = False  # each tile copied into a scratch of the worker's own first
 
     @property
     def name(self) -> str:

@@ -7,7 +7,7 @@ Each interleave round makes vector 2k from the low halves of vectors k and k + n
 vector 2k + 1 from their high halves; after log2(n) rounds vector r holds column r. The loads and stores are
 unaligned vector accesses, so rows of any pitch and offset take them; the rows and columns past whole blocks (only
 in a matrix's last tiles) move element by element. Staged tiles are first copied row by row into a scratch of
-the thread's own, for inputs whose rows lie a whole number of pages apart.
+each worker's own, for inputs whose rows lie a whole number of pages apart.
 """
 
 from __future__ import annotations
