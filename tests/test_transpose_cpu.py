@@ -210,7 +210,9 @@ def test_vector_kernel_tiles(itemsize, rng):
     ((200, 201), np.uint8, 512, False),  # 40,200 elements: serial, one tile is enough
     ((8192, 8192), np.float32, 512, True),  # rows 32 KiB apart, a whole number of pages: staged, 256 tiles
     ((3000, 3072), np.float64, 512, True),  # rows 24 KiB apart: staged, 36 tiles
-    ((700, 1024), np.float32, 512, True),  # rows 4 KiB apart: staged, 4 tiles
+    ((700, 2048), np.float32, 512, True),  # rows 8 KiB apart: staged, 2 x 4 tiles
+    ((700, 1024), np.float32, 256, False),  # rows exactly one page apart: aliased, not staged, 3 x 4 tiles
+    ((18890, 512), np.int64, 128, False),  # the same, 8-byte: 148 x 4 tiles of 128
     ((6000, 2304), np.float32, 256, False),  # rows 9 KiB apart: aliased, not a whole number of pages
     ((3000, 2688), np.float64, 128, False),  # rows 21 KiB apart: aliased
     ((5000, 6144), np.uint16, 256, False),  # rows 12 KiB apart: aliased

@@ -87,10 +87,12 @@ VECTOR_TILE = {1: 512, 2: 1024, 4: 1024, 8: 1024}
 VECTOR_TILE_ALIASED = {1: 512, 2: 256, 4: 256, 8: 128}
 ALIASED_PITCH = 512
 VECTOR_TILE_MIN = 128
-# 4- and 8-byte elements whose input rows lie a whole number of pages apart: staged tiles of 512 (each tile copied
-# into a scratch with a shorter pitch first), 1.14x to 1.91x the plain tiles on all 10 such shapes of a probe, behind
-# them where the pitch is a multiple of 1 KiB only (seed 18, docs/results/cpu-vectors-probe-18.json; docs/cpu.md)
+# 4- and 8-byte elements whose input rows lie a whole number of pages apart, two pages or more: staged tiles of 512
+# (each tile copied into a scratch with a shorter pitch first), 1.14x to 1.91x the plain tiles on all 10 such shapes
+# of a probe, behind them where the pitch is a multiple of 1 KiB only (seed 18, docs/results/cpu-vectors-probe-18.json)
+# and, on a 16-core Xeon, at 0.35x on rows of exactly one page (docs/results/cpu-hosts-xeon16-7777.json; docs/cpu.md)
 STAGED_PITCH = 4096
+STAGED_MIN_PITCH = 8192
 STAGED_TILE = 512
 STAGED_ITEMSIZES = (4, 8)
 
@@ -128,10 +130,12 @@ def vectorizable(problem: Problem) -> bool:
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
     """The vector plan of `problem`: VECTOR_TILE for its element size (VECTOR_TILE_ALIASED where the input's row
     pitch is a multiple of ALIASED_PITCH bytes; staged tiles of STAGED_TILE for 4- and 8-byte elements where it is
-    a multiple of STAGED_PITCH), halved while the tiles of its innermost batch are fewer than two per thread."""
+    a multiple of STAGED_PITCH and at least STAGED_MIN_PITCH), halved while the tiles of its innermost batch are
+    fewer than two per thread."""
     import numba
 
-    staged = problem.itemsize in STAGED_ITEMSIZES and problem.row_stride % STAGED_PITCH == 0
+    pitch = abs(problem.row_stride)
+    staged = problem.itemsize in STAGED_ITEMSIZES and pitch % STAGED_PITCH == 0 and pitch >= STAGED_MIN_PITCH
     aliased = problem.row_stride % ALIASED_PITCH == 0
     tile = STAGED_TILE if staged else (VECTOR_TILE_ALIASED if aliased else VECTOR_TILE)[problem.itemsize]
     matrices = problem.batch[-1] if problem.batch else 1
