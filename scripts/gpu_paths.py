@@ -26,8 +26,11 @@ def check(x) -> bool:
 
 
 bad = 0
-for wide in (False, True):
+defaults = engine_plan.BAND_FROM, engine_plan.BAND_BYTES
+for wide, band_bytes in ((False, None), (True, None), (False, 1), (False, 40000)):
     engine_plan.WIDE_FROM = 0 if wide else 2**31
+    # tiles taken in bands: of one tile row, then of a few (the last band shorter), wherever rows are off the sectors
+    engine_plan.BAND_FROM, engine_plan.BAND_BYTES = defaults if band_bytes is None else (0, band_bytes)
     cornerturn.api._backend_plan.cache_clear()
     cornerturn.engine.choose.cache_clear()
     for shape, dtype in cases:
@@ -36,7 +39,8 @@ for wide in (False, True):
         for x in (base, base[..., ::2], base.transpose(-1, -2), base[..., :1, :], base[..., 1:]):
             if not check(x):
                 bad += 1
-                print("WRONG", wide, shape, dtype, tuple(x.shape), x.stride())
+                print("WRONG", wide, band_bytes, shape, dtype, tuple(x.shape), x.stride())
+engine_plan.BAND_FROM, engine_plan.BAND_BYTES = defaults
 
 
 # the words kernel's every way, whatever the table chooses: rows read as words or funnel-shifted; output rows

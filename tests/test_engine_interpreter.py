@@ -100,6 +100,41 @@ def test_explicit_tile_shapes(config, rng):
     assert_bits_equal(run_engine(base, x, config), reference(x))
 
 
+@pytest.mark.parametrize("case, band_tiles", grid(
+    [(np.float32, TileConfig(8, 16)), (np.uint8, WordsConfig(8, 4)), (np.float16, WordsConfig(8, 4, out="items"))],
+    [1, 2, 3]), ids=str)
+def test_tiles_taken_in_bands(monkeypatch, case, band_tiles, rng):
+    """Bands of 1, 2 and 3 tile rows (7 tile rows: the last band shorter) cover every tile once, batched too."""
+    dtype, config = case
+    word = 4 if isinstance(config, WordsConfig) else np.dtype(dtype).itemsize
+    piece = 4 * config.block_cw if isinstance(config, WordsConfig) else config.block_c * np.dtype(dtype).itemsize
+    monkeypatch.setattr(engine_plan, "BAND_FROM", 0)
+    monkeypatch.setattr(engine_plan, "BAND_BYTES", band_tiles * config.block_r * piece)
+    for shape in [(53, 45), (2, 53, 45)]:
+        base, x = make(shape, dtype, rng)
+        problem = canonical(x.shape, x.strides, x.itemsize)
+        launch = engine_plan.build(problem, word, config).pieces[0][2]
+        assert launch.ints[-1] == band_tiles
+        assert_bits_equal(run_engine(base, x, config, word), reference(x))
+
+
+def test_bands_only_for_tall_columns_of_rows_off_the_sectors():
+    """Whole columns of tiles unless a column reads more than BAND_FROM and rows start inside sectors; then bands of
+    BAND_BYTES a column (worked by hand for the shipped constants: 16 MiB and 2 MiB)."""
+    assert (engine_plan.BAND_FROM, engine_plan.BAND_BYTES) == (16 << 20, 2 << 20)
+    band_of = engine_plan.band_of
+    assert band_of(3226, 256, 64, 545) == 128  # int8 825737x545, 256 x 16-word tiles: 52 MiB a column; 2 MiB / 16 KiB
+    assert band_of(3226, 256, 64, 544) == 3226  # rows at whole sectors: nothing read twice
+    assert band_of(64, 256, 256, 16385) == 64  # int8 16383x16385: 4 MiB a column
+    assert band_of(271, 128, 256, 22992) == 271  # float32 34610x5748: 8.5 MiB a column
+    assert band_of(10**6, 1, 2**23, 33) == 1  # a tile row larger than a band: bands of one
+    problem = canonical((300000, 1500), (1500, 1), 1)
+    launch = engine_plan.build(problem, 4, WordsConfig(256, 64)).pieces[0][2]
+    assert launch.ints[-1] == (2 << 20) // (256 * 256)
+    launch = engine_plan.build(problem, 4, WordsConfig(256, 64), offsets=(1, 0)).pieces[0][2]
+    assert launch.ints[-1] == (2 << 20) // (256 * 256)
+
+
 @pytest.mark.parametrize("word", [1, 2, 4])
 def test_elements_moved_as_several_narrow_words(word, rng):
     base, x = make((37, 29), np.float64, rng)

@@ -59,16 +59,22 @@ import triton.language as tl
 
 
 @triton.jit
-def _tile_of_program(tiles_r, tiles_c, WIDE: tl.constexpr):
-    """(matrix, tile row, tile column) of this program: tiles numbered down a column of tiles first."""
+def _tile_of_program(tiles_r, tiles_c, band, WIDE: tl.constexpr):
+    """(matrix, tile row, tile column) of this program: tiles numbered in bands of `band` tile rows, down a column
+    of a band's tiles first, then the band's next column (the last band may hold fewer rows); band = tiles_r
+    numbers them down whole columns of tiles."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
         pid = pid.to(tl.int64)
     per_matrix = tiles_r * tiles_c
     b = pid // per_matrix
     t = pid - b * per_matrix
-    tc = t // tiles_r
-    return b, t - tc * tiles_r, tc
+    per_band = band * tiles_c
+    first = t // per_band * band  # the band's first tile row
+    t = t - first * tiles_c
+    height = tl.minimum(band, tiles_r - first)
+    tc = t // height
+    return b, first + t - tc * height, tc
 
 
 @triton.jit
@@ -79,8 +85,8 @@ def _aligned(value, ALIGN: tl.constexpr):
 
 @triton.jit
 def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c, out_row_stride,
-                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
-    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (r[:, None] < rows) & (c[None, :] < cols)
@@ -200,13 +206,13 @@ def _pick(k: tl.constexpr, w0, w1, w2, w3):
 
 @triton.jit
 def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
-                    x_off, out_off, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
+                    x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
-    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
     v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,
@@ -262,8 +268,8 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
 
 @triton.jit
 def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
-                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr):
-    b, tr, tc = _tile_of_program(tiles_r, tiles_c, WIDE)
+                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr):
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     w = tc * (2 * BLOCK_C) + tl.arange(0, 2 * BLOCK_C)  # word columns of the input rows
     words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + w[None, :],

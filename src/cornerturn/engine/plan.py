@@ -16,6 +16,23 @@ WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bit
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
 
 
+SECTOR = 32  # bytes: the unit in which the L2 reads DRAM
+BAND_FROM = 16 << 20  # a column of tiles reading more input bytes than this is taken in bands (H100, docs/engine.md)
+BAND_BYTES = 2 << 20  # the input bytes a band's column of tiles reads
+
+
+def band_of(tiles_r: int, block_r: int, piece_bytes: int, row_stride: int) -> int:
+    """Tile rows a band holds, where a tile reads `piece_bytes` of each of its `block_r` rows, rows `row_stride`
+    bytes apart. Programs take tiles down a column of tiles, so a tile meets the one to its right a column later.
+    Where rows do not start at whole sectors the two read one sector of each row in common; where a column reads
+    more than BAND_FROM bytes (tall matrices) that sector has left the L2 by then and is read twice. There tiles
+    go in bands of BAND_BYTES a column; elsewhere down whole columns (bands cost a point or two there)."""
+    column = block_r * max(1, piece_bytes)
+    if tiles_r * column <= BAND_FROM or row_stride % SECTOR == 0:
+        return tiles_r
+    return max(1, min(tiles_r, BAND_BYTES // column))
+
+
 def alignment(*strides: int) -> int:
     """The largest power of two up to MAX_ALIGN that divides every stride (in words); the tile kernels' IN_ALIGN and
     OUT_ALIGN, so that a pitch that Triton's specialisation would miss (not a multiple of 16) still vectorizes."""
@@ -84,7 +101,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         out = 0 if out_off == 0 and out_row_stride % 4 == 0 else OUT_MODES.index(config.out)
         return Launch(kernels.transpose_words, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles_r, tiles_c, out_row_stride,
-                       nbytes, x_off, out_off),
+                       nbytes, x_off, out_off, band_of(tiles_r, config.block_r, 4 * config.block_cw,
+                                                          problem.row_stride if x_off == 0 else 1)),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
                        "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
                        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
@@ -98,7 +116,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         wide = inner * problem.rows * problem.cols * 2 >= WIDE_FROM or reach >= WIDE_FROM
         return Launch(kernels.transpose_pairs, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride // 8, problem.row_stride // 8, tiles_r, tiles_c,
-                       out_row_stride // 8),
+                       out_row_stride // 8, band_of(tiles_r, config.block_r, 16 * config.block_c, problem.row_stride)),
                       {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WIDE": wide}, config.num_warps, 8)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
@@ -106,7 +124,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     wide = inner * problem.rows * problem.cols * words >= WIDE_FROM or reach >= WIDE_FROM
     return Launch(kernels.transpose_tiles, inner * tiles_r * tiles_c,
                   (problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
-                   problem.col_stride // word, tiles_r, tiles_c, out_row_stride // word),
+                   problem.col_stride // word, tiles_r, tiles_c, out_row_stride // word,
+                   band_of(tiles_r, config.block_r, config.block_c * abs(problem.col_stride), problem.row_stride)),
                   {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WORDS": words, "WIDE": wide},
                   config.num_warps, word)
 
