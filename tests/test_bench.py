@@ -97,3 +97,15 @@ def test_plain_tile_peer_in_the_interpreter(rng):
         want = x.transpose(-1, -2).contiguous()
         assert torch.equal(out.reshape(-1).view(torch.uint8), want.reshape(-1).view(torch.uint8))  # bits, NaNs too
     assert not plain_tile.supports(16)
+
+
+def test_methods_are_timed_in_interleaved_rounds():
+    """One sample of each method a round, in order, after each one's warm-up and batch-sizing calls."""
+    from cornerturn.timing import time_host_rounds
+
+    calls = []
+    fns = {name: (lambda name=name: calls.append(name)) for name in ("copy", "torch", "ours")}
+    timings = time_host_rounds(fns, warmup=1, repeats=3, min_seconds=0.0)
+    assert calls[:6] == ["copy", "copy", "torch", "torch", "ours", "ours"]  # warm-up, then the call that sizes a batch
+    assert calls[6:] == ["copy", "torch", "ours"] * 3
+    assert all(len(t.seconds) == 3 for t in timings.values())

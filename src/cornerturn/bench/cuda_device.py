@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.timing import time_cuda, time_wall
+from ..engine.timing import time_cuda_rounds, time_wall
 from ..timing import Timing
 from .suites import Case
 
@@ -61,8 +61,8 @@ class CudaDevice:
     def as_copy_of(self, x, out) -> bool:
         return bool(self.torch.equal(self._bytes(x), self._bytes(out)))
 
-    def time(self, fn, repeats: int) -> Timing:
-        return time_cuda(fn, device=self.index, warmup=2, repeats=repeats)
+    def time_rounds(self, fns: dict, repeats: int) -> dict[str, Timing]:
+        return time_cuda_rounds(fns, device=self.index, warmup=2, repeats=repeats)
 
     def wall(self, fn) -> float | None:
         if self._case is None or self._case.nbytes > WALL_MAX_BYTES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..timing import Timing, time_host
+from ..timing import Timing, time_host_rounds
 from .suites import Case
 
 POISON = 0xA5
@@ -52,8 +52,8 @@ class HostDevice:
         """Whether `out` holds x's bytes in x's order (the ceiling's check)."""
         return bool(np.array_equal(out.reshape(-1).view(np.uint8), x.reshape(-1).view(np.uint8)))
 
-    def time(self, fn, repeats: int) -> Timing:
-        return time_host(fn, warmup=1, repeats=repeats)
+    def time_rounds(self, fns: dict, repeats: int) -> dict[str, Timing]:
+        return time_host_rounds(fns, warmup=1, repeats=repeats)
 
     def release(self) -> None:
         pass

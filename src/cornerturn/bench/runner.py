@@ -107,6 +107,7 @@ def run_suite(cases: Iterable[Case], device: str, suite_name: str, *, methods: I
                 _tell(progress, 1, f"{case.name}: skipped")
             continue
         reference = None
+        timed: dict[str, tuple[Result, object]] = {}  # peers that ran: timed together below
         for peer in peers:
             _tell(progress, 0, f"{case.name}: {peer.name}")
             result = _result(case, peer)
@@ -130,12 +131,18 @@ def run_suite(cases: Iterable[Case], device: str, suite_name: str, *, methods: I
                 reference = out  # the first transposing peer (NumPy or torch) is the reference
             else:
                 result.verified = dev.same_bits(out, reference)
-            timing = dev.time(fn, repeats)
+            timed[peer.name] = (result, fn)
+            _tell(progress, 1, "")
+        # every peer and the ceiling in the same interleaved rounds, so that drift on a shared machine moves all
+        _tell(progress, 0, f"{case.name}: timing {len(timed)} methods in rounds")
+        timings = dev.time_rounds({name: fn for name, (_, fn) in timed.items()}, repeats) if timed else {}
+        wall = getattr(dev, "wall", None)
+        for name, (result, fn) in timed.items():
+            timing = timings[name]
             result.median_s, result.min_s, result.max_s = timing.median, timing.min, timing.max
             result.repeats = len(timing.seconds)
-            wall = getattr(dev, "wall", None)
             result.wall_s = wall(fn) if wall else None
-            _tell(progress, 1, "")
+        del timed, timings
         del x, reference
         dev.release()
     return report

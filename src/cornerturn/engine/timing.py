@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..timing import Timing
 
@@ -24,21 +24,30 @@ def flush_l2(device: int) -> None:
 def time_cuda(fn: Callable[[], object], *, device: int = 0, warmup: int = 2, repeats: int = 10,
               flush: bool = True) -> Timing:
     """Median-ready samples, in seconds, of `fn` on the current stream, each between two CUDA events."""
+    return time_cuda_rounds({"fn": fn}, device=device, warmup=warmup, repeats=repeats, flush=flush)["fn"]
+
+
+def time_cuda_rounds(fns: Mapping[str, Callable[[], object]], *, device: int = 0, warmup: int = 2,
+                     repeats: int = 10, flush: bool = True) -> dict[str, Timing]:
+    """`time_cuda` of several callables in interleaved rounds, one sample of each per round, so that a GPU whose
+    speed drifts between moments (clocks, a neighbour's traffic) affects them alike and their ratios hold."""
     import torch
 
-    for _ in range(warmup):
-        fn()
-    samples = []
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
-        if flush:
-            flush_l2(device)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) / 1e3)
-    return Timing(tuple(samples))
+        for name, fn in fns.items():
+            if flush:
+                flush_l2(device)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            samples[name].append(start.elapsed_time(end) / 1e3)
+    return {name: Timing(tuple(v)) for name, v in samples.items()}
 
 
 def time_wall(fn: Callable[[], object], *, calls: int = 200) -> float:
