@@ -61,6 +61,28 @@ def test_every_cpu_variant(variant, rng):
             assert_bits_equal(out, reference(x))
 
 
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+@pytest.mark.parametrize("short", [2, 3, 5, SKINNY_MAX])
+def test_skinny_vector_kernel_interleaves_and_deinterleaves(itemsize, short, rng):
+    """The vector kernel itself, both orientations, serial and threaded: contiguous runs (whole vectors, a run's tail
+    element by element), rows reversed, and short columns whose rows are not `short` words apart (element by
+    element); a spare output row past the matrix stays untouched."""
+    from cornerturn.cpu.interleave import RUN, interleave_mask, skinny_vector_kernel
+
+    assert interleave_mask(3, 2) == [0, 2, 4, 1, 3, 5]  # three vectors of two: a0 b0 c0 a1 b1 c1
+    word = np.dtype(f"u{itemsize}")
+    long = RUN + 16 // itemsize * 3 + 1
+    for short_rows in (True, False):
+        shape = (2, short, long) if short_rows else (2, long, short)
+        base = random_bits((2, shape[1], 2 * shape[2]), word, rng)
+        for x in (random_bits(shape, word, rng), base[:, :, ::-2], base[:, :, 1:shape[2] + 1]):
+            for parallel in (True, False):
+                out = poisoned((2, shape[2] + 1, shape[1]), word)
+                skinny_vector_kernel(short, short_rows, itemsize, parallel)(x, out[:, :-1])
+                assert_bits_equal(out[:, :-1], reference(x))
+                assert (out[:, -1].view(np.uint8) == poisoned((1,), np.uint8)[0]).all()
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("short", [2, 3, SKINNY_MAX])

@@ -8,8 +8,8 @@ PLANE_MIN_A elements, a is the next output axis and each step along it moves tha
 compile-time constant too).
 permute-tiles (units that are not one host word, such as 6 or 24 bytes): both sides of the tile from tables.
 runs (a unit of RUN_BYTES or more contiguous on both sides): tiles of runs, B's runs against the output's next
-axis, each run copied whole. Every index is unsigned, so Numba adds no negative-index fix-up to the loops. Tasks
-are shared among threads (prange). Small requests go to NumPy.
+axis, each run copied whole (one memcpy). Every index is unsigned, so Numba adds no negative-index fix-up to the
+loops. Tasks are shared among threads (prange). Small requests go to NumPy.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import prange, uint64
+from numba import prange, types, uint64
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
@@ -215,6 +217,24 @@ def _permute(x, out, in_a, in_b, out_b, in_r, out_r, block):
                         out[dst + uint64(a)] = x[src + uint64(in_a[a])]
 
 
+@intrinsic
+def _copy_run(typingctx, x, src, out, dst, count):
+    """_copy_run(x, src, out, dst, count): out[dst:dst + count] = x[src:src + count], as one memcpy (the arrays do
+    not overlap), which moves a run in the widest vectors the machine has."""
+    if not isinstance(x, types.Array) or x.dtype != out.dtype:
+        return None
+
+    def codegen(context, builder, signature, args):
+        x_val, src, out_val, dst, count = args
+        size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        base_x = context.make_array(signature.args[0])(context, builder, x_val).data
+        base_out = context.make_array(signature.args[2])(context, builder, out_val).data
+        cgutils.raw_memcpy(builder, builder.gep(base_out, [dst]), builder.gep(base_x, [src]), count, size)
+        return context.get_dummy_value()
+
+    return types.void(x, src, out, dst, count), codegen
+
+
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
 def _runs(x, out, run, in_b, out_b, in_r, out_r, n1, tile):
     """out[out_r[r] + out_b[b] + k] = x[in_r[r] + in_b[b] + k] for k < run: A is one run contiguous on both sides.
@@ -234,10 +254,7 @@ def _runs(x, out, run, in_b, out_b, in_r, out_r, n1, tile):
             src_b = uint64(in_b[b])
             dst_b = uint64(out_b[b])
             for r in range(r0, r1):
-                src = uint64(in_r[r]) + src_b
-                dst = uint64(out_r[r]) + dst_b
-                for k in range(uint64(run)):
-                    out[dst + k] = x[src + k]
+                _copy_run(x, uint64(in_r[r]) + src_b, out, uint64(out_r[r]) + dst_b, uint64(run))
 
 
 @functools.lru_cache(maxsize=64)

@@ -60,18 +60,31 @@ CPU_VARIANTS: tuple[CpuVariant, ...] = (
 
 @dataclass(frozen=True)
 class SkinnyVariant:
-    """A matrix with `short` rows (short_rows) or columns: runs along its long side, the short loop unrolled."""
+    """A matrix with `short` rows (short_rows) or columns: runs along its long side. 1- to 8-byte elements move in
+    16-byte vectors (cpu/interleave.py), 16-byte ones element by element with the short loop unrolled."""
 
     short: int
     short_rows: bool
     parallel: bool
+    itemsize: int = 16
+
+    @property
+    def vectors(self) -> bool:
+        from .interleave import ELEMENT_SIZES
+
+        return self.itemsize in ELEMENT_SIZES
 
     @property
     def name(self) -> str:
         side = "rows" if self.short_rows else "cols"
-        return f"skinny-{self.short}{side}-{'parallel' if self.parallel else 'serial'}"
+        return f"skinny-{self.short}{side}{'-vectors16' if self.vectors else ''}-" \
+               f"{'parallel' if self.parallel else 'serial'}"
 
     def kernel(self):
+        if self.vectors:
+            from .interleave import skinny_vector_kernel
+
+            return skinny_vector_kernel(self.short, self.short_rows, self.itemsize, self.parallel)
         from .kernels import skinny_kernel
 
         return skinny_kernel(self.short, self.short_rows, self.parallel)
@@ -237,8 +250,10 @@ def choose_variant(problem: Problem | Permutation):
     reason = f"{problem.elements} elements of {problem.itemsize} B: {threads}"
     short = min(problem.rows, problem.cols)
     if short <= SKINNY_MAX:
-        skinny = SkinnyVariant(short, problem.rows == short, parallel)
-        return CpuPlan(skinny.name, f"{reason}; a side of {short} elements: runs along the other", geometry, skinny)
+        skinny = SkinnyVariant(short, problem.rows == short, parallel, problem.itemsize)
+        how = "interleaved in 16-byte vectors" if skinny.vectors else "element by element"
+        return CpuPlan(skinny.name, f"{reason}; a side of {short} elements: runs along the other, {how}", geometry,
+                       skinny)
     if vectorizable(problem):
         vector = vector_variant(problem, parallel)
         return CpuPlan(vector.name, f"{reason}; blocks of 16-byte rows transposed in vector registers", geometry,
