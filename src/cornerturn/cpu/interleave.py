@@ -15,9 +15,11 @@ from llvmlite import ir
 from numba import prange, types
 from numba.extending import intrinsic
 
+from .kernels import SKINNY_RUN as RUN
+from .kernels import move_elements
+
 VECTOR_BYTES = 16
 ELEMENT_SIZES = (1, 2, 4, 8)
-RUN = 2048  # elements of the long side a task moves
 
 
 def interleave_mask(short: int, n: int) -> list[int]:
@@ -50,16 +52,22 @@ def _byte_at(context, builder, array_type, array, at):
     return builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [at])
 
 
-@intrinsic
-def interleave(typingctx, x, x_at, x_step, out, out_at, short):
-    """interleave(x, x_at, x_step, out, out_at, S): the n elements at byte offset x_at of each of S rows of x
-    (x_step bytes apart), interleaved, to S x n elements at byte offset out_at of out. S is a literal."""
+def _typed(x, out, short) -> tuple[int, int, int] | None:
+    """(element bits, S, n) where x and out are arrays of the same integer words and S a literal; else None."""
     if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
         return None
     if not isinstance(short, types.IntegerLiteral):
         return None
-    bits, count = x.dtype.bitwidth, short.literal_value
-    n = 8 * VECTOR_BYTES // bits
+    return x.dtype.bitwidth, short.literal_value, 8 * VECTOR_BYTES // x.dtype.bitwidth
+
+
+@intrinsic
+def interleave(typingctx, x, x_at, x_step, out, out_at, short):
+    """interleave(x, x_at, x_step, out, out_at, S): the n elements at byte offset x_at of each of S rows of x
+    (x_step bytes apart), interleaved, to S x n elements at byte offset out_at of out. S is a literal."""
+    if (typed := _typed(x, out, short)) is None:
+        return None
+    bits, count, n = typed
 
     def codegen(context, builder, signature, args):
         x_val, x_at, x_step, out_val, out_at, _ = args
@@ -81,12 +89,9 @@ def interleave(typingctx, x, x_at, x_step, out, out_at, short):
 def deinterleave(typingctx, x, x_at, out, out_at, out_step, short):
     """deinterleave(x, x_at, out, out_at, out_step, S): n rows of S elements, one run at byte offset x_at of x, as
     S rows of n elements at byte offset out_at of out (out_step bytes apart). S is a literal."""
-    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
+    if (typed := _typed(x, out, short)) is None:
         return None
-    if not isinstance(short, types.IntegerLiteral):
-        return None
-    bits, count = x.dtype.bitwidth, short.literal_value
-    n = 8 * VECTOR_BYTES // bits
+    bits, count, n = typed
 
     def codegen(context, builder, signature, args):
         x_val, x_at, out_val, out_at, out_step, _ = args
@@ -134,13 +139,6 @@ def skinny_vector_kernel(short: int, short_rows: bool, itemsize: int, parallel: 
                     else:
                         deinterleave(x, b * x_matrix + k * x_row, out, b * out_matrix + k * itemsize, out_row, S)
                     k += N
-            if ROWS:
-                for j in range(k, k1):
-                    for i in range(S):
-                        out[b, j, i] = x[b, i, j]
-            else:
-                for i in range(k, k1):
-                    for j in range(S):
-                        out[b, j, i] = x[b, i, j]
+            move_elements(x, out, b, k, k1, S, ROWS)
 
     return kernel

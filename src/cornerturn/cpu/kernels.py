@@ -106,14 +106,20 @@ def skinny_kernel(short: int, short_rows: bool, parallel: bool):
         for t in prange(batch * runs):
             b = t // runs
             k0 = (t - b * runs) * SKINNY_RUN
-            k1 = min(k0 + SKINNY_RUN, long)
-            if ROWS:
-                for j in range(k0, k1):
-                    for i in range(S):
-                        out[b, j, i] = x[b, i, j]
-            else:
-                for i in range(k0, k1):
-                    for j in range(S):
-                        out[b, j, i] = x[b, i, j]
+            move_elements(x, out, b, k0, min(k0 + SKINNY_RUN, long), S, ROWS)
 
     return kernel
+
+
+@numba.njit(inline="always")
+def move_elements(x, out, b, k0, k1, short, short_rows):
+    """out[b, j, i] = x[b, i, j] for k0 <= k < k1 along the long side of a matrix with `short` rows (short_rows)
+    or columns, element by element (inlined, so constant `short` and `short_rows` unroll and fold)."""
+    if short_rows:
+        for j in range(k0, k1):
+            for i in range(short):
+                out[b, j, i] = x[b, i, j]
+    else:
+        for i in range(k0, k1):
+            for j in range(short):
+                out[b, j, i] = x[b, i, j]
