@@ -146,6 +146,47 @@ rectangular.BLOCK_OPTIONS = rectangular.BlockOptions()
 # odd squares read through words (transpose_square_funnel) in the grid, peeled and trimmed forms at default options
 bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), (2011, 1001)], "odd squares in forms")
 rectangular.SMALL_BYTES = 16 << 20
+
+# general permutations: tiles, and units contiguous on both sides moved whole (permute_runs) with the planner's block,
+# with blocks of one or a few units and with 64-bit offsets; strided, reversed, and one element past a whole word
+from cornerturn.engine import permute as engine_permute  # noqa: E402
+from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    return (torch.view_as_real(t) if t.is_complex() else t).contiguous().reshape(-1).view(torch.int8)
+
+
+for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 30, 36), (1, 0, 2), torch.int8),
+                           ((9, 33, 65), (1, 0, 2), torch.int32), ((6, 5, 7, 40), (2, 0, 1, 3), torch.float16),
+                           ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128)):
+    size = torch.empty((), dtype=dtype).element_size()
+    n = torch.Size(shape).numel() * size
+    flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")
+    full = flat[:n].view(dtype).view(shape)
+    for x in (full, full.flip(0), full[::2], flat[size:].view(dtype).view(shape)):
+        want = x.permute(axes).contiguous()
+        if not torch.equal(bits(cornerturn.permute_dims(x, axes)), bits(want)):
+            bad += 1
+            print("WRONG permute", shape, axes, dtype, tuple(x.stride()), x.data_ptr() % 16)
+    perm = canonical_permutation(shape, tuple(st * size for st in full.stride()), size, axes)
+    word = engine_permute.natural_word(perm)
+    if isinstance(perm, Permutation) and engine_permute.has_unit(perm, word):
+        unit = engine_permute.element_bytes(perm) // word
+        want = bits(full.permute(axes))
+        for config, wide in ((engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
+                             (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2), False),
+                             (engine_permute.runs_config(unit), True)):
+            engine_plan.WIDE_FROM = 0 if wide else 2**31
+            plan = engine_permute.build(perm, word, config)
+            engine_plan.WIDE_FROM = 2**31
+            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+            for x_offset, out_offset, launch in plan.pieces:
+                launch.run_pointers(full.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                    torch.cuda.current_stream().cuda_stream, 0)
+            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                bad += 1
+                print("WRONG runs", shape, axes, dtype, config, wide)
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)

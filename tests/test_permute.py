@@ -164,6 +164,62 @@ def test_general_kernel_strided_negative_wide_and_small_tiles(rng):
     assert_bits_equal(run_engine(x, (3, 1, 2, 0), wide=True), reference(x, (3, 1, 2, 0)))
 
 
+RUNS_CASES = [  # (shape, axes, dtype, steps): a unit contiguous on both sides moved whole by permute_runs
+    ((7, 9, 3), (1, 0, 2), np.float64, None),  # 3 words a unit
+    ((5, 40, 11), (1, 0, 2), np.int32, None),  # 11 words, more units along axis 1 than a small block holds
+    ((3, 4, 5, 6), (0, 2, 1, 3), np.uint16, None),  # 12 bytes: 3 words of 4
+    ((2, 3, 4, 2, 3, 5), (4, 2, 0, 3, 1, 5), np.float32, None),  # four rest axes in one launch
+    ((2, 2, 2, 2, 2, 3, 7), (5, 4, 3, 2, 1, 0, 6), np.complex128, None),  # five: one launch a value of the outer
+    ((6, 9, 12), (1, 0, 2), np.uint8, (2, -1, 1)),  # strided and reversed outer axes
+    ((4, 5, 2, 9), (2, 0, 1, 3), np.int16, (1, 1, 1, 1)),
+    ((5, 6, 40), (1, 0, 2), np.float32, (1, -1, 1)),  # 160 B: runs by default
+    ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 B: 65 words of 2
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps", RUNS_CASES, ids=str)
+def test_runs_kernel(shape, axes, dtype, steps, rng):
+    from cornerturn.engine import permute
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    want = reference(x, axes)
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    word = permute.natural_word(p)
+    unit = permute.element_bytes(p) // word
+    default = permute.build(p, word).config
+    assert isinstance(default, permute.RunsConfig) == (permute.element_bytes(p) >= permute.RUN_MIN)
+    configs = [c for c in (default, permute.RunsConfig(16, 1), permute.RunsConfig(64, 2))
+               if isinstance(c, permute.RunsConfig) and c.block >= unit]
+    for config in configs:
+        assert_bits_equal(run_engine(x, axes, config), want)
+    assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
+
+
+def test_runs_plans_by_hand():
+    from cornerturn.engine import permute
+
+    def plan_of(shape, axes, itemsize):
+        p = canon(shape, axes, itemsize)
+        return permute.build(p, permute.natural_word(p))
+
+    assert plan_of((172, 2464, 77), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 308 B: 77 words of 4
+    assert plan_of((8, 32, 4096, 128), (0, 2, 1, 3), 2).config == permute.RunsConfig(1024, 4)  # 256 B: 32 words
+    assert plan_of((9, 5, 1023), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 4092 B: 1023 words of 4
+    assert plan_of((9, 5, 1025), (1, 0, 2), 2).config == permute.RunsConfig(2048, 8)  # 2050 B: 1025 words of 2
+    assert plan_of((9, 5, 4095), (1, 0, 2), 1).config == permute.RunsConfig(4096, 8)  # 4095 B: bytes
+    assert isinstance(plan_of((4, 5, 1025), (1, 0, 2), 4).config, permute.PermuteConfig)  # 4100 B: tiles
+    assert isinstance(plan_of((4, 5, 31), (1, 0, 2), 4).config, permute.PermuteConfig)  # 124 B: tiles
+    assert plan_of((4, 5, 32), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 128 B
+    with pytest.raises(ValueError, match="no unit"):
+        permute.build(canon((4, 5, 100), (1, 0, 2), 8), 8, permute.RunsConfig(64))
+    with pytest.raises(ValueError, match="no unit"):
+        permute.build(canon((4, 5, 2), (1, 0, 2), 4), 8, permute.RunsConfig(64))
+    with pytest.raises(ValueError, match="power of two"):
+        permute.RunsConfig(48)
+    with pytest.raises(ValueError, match="num_warps"):
+        permute.RunsConfig(64, 3)
+
+
 def test_permute_config_validates():
     from cornerturn.engine.permute import PermuteConfig
 

@@ -1,5 +1,6 @@
 """The engine's plan for a general Permutation: the tile's sides (cornerturn.tiling), a tile shape, and the
-launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself)."""
+launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself); or, for a
+unit contiguous on both sides of at most RUN_BYTES, the launches of permute_runs, which move such units whole."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from ..problem import Permutation
-from ..tiling import Axis, Sides, split, widest_word
+from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
 from . import plan as engine_plan
 from .configs import MAX_BLOCK, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
 from .launch import Launch
@@ -16,6 +17,8 @@ from .plan import EnginePlan, alignment
 
 REST_IN_LAUNCH = 4  # rest axes a launch decomposes from its program id; outer ones are separate launches
 SIDE_BYTES = 256  # each side aims at runs of 256 bytes: two 128-byte lines a row of the tile
+RUN_MIN, RUN_BYTES = 128, 4096  # units contiguous on both sides of these sizes move whole (permute_runs)
+RUN_BLOCK = 1024  # words a permute_runs program moves where a unit fits
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,44 @@ class PermuteConfig:
     @property
     def name(self) -> str:
         return f"permute{self.block_a}x{self.block_b}-w{self.num_warps}"
+
+
+@dataclass(frozen=True)
+class RunsConfig:
+    """A permute_runs launch: programs of `block` words (whole units), num_warps warps."""
+
+    block: int
+    num_warps: int = 8
+
+    def __post_init__(self) -> None:
+        if self.block < 16 or self.block > 8 * MAX_BLOCK or self.block & (self.block - 1):
+            raise ValueError(f"RunsConfig.block: must be a power of two in 16..{8 * MAX_BLOCK}, got {self.block}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"RunsConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+
+    @property
+    def name(self) -> str:
+        return f"runs{self.block}-w{self.num_warps}"
+
+
+def runs_ok(perm: Permutation, word: int) -> bool:
+    """Whether permute_runs takes the permutation in `word`-byte words: a unit contiguous on both sides of RUN_MIN to
+    RUN_BYTES bytes, two words or more. Shorter units keep the tiles, whose loads also walk the input's next axis
+    (H100, 2026-11-25, docs/permute.md: units of 17-64 bytes at 0.74-0.83x the tiles)."""
+    return has_unit(perm, word) and RUN_MIN <= element_bytes(perm) <= RUN_BYTES
+
+
+def has_unit(perm: Permutation, word: int) -> bool:
+    """Whether a unit contiguous on both sides spans two or more `word`-byte words (what permute_runs moves)."""
+    unit = element_bytes(perm)
+    return unit != perm.itemsize and unit // word >= 2
+
+
+def runs_config(unit: int) -> RunsConfig:
+    """Programs of RUN_BLOCK words with 4 warps (8 words a lane), or of the next power of two that holds a unit of
+    `unit` words with 8 warps."""
+    block = max(RUN_BLOCK, 1 << (unit - 1).bit_length())
+    return RunsConfig(block, 4 if block == RUN_BLOCK else 8)
 
 
 def natural_word(perm: Permutation) -> int:
@@ -110,7 +151,48 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
     return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)
 
 
-def build(perm: Permutation, word: int, config: PermuteConfig | None = None, reason: str | None = None) -> EnginePlan:
+def _runs_launch(one: Axis, unit: int, rest: tuple[Axis, ...], config: RunsConfig, word: int) -> Launch:
+    """permute_runs over units of `unit` words of `word` bytes along axis `one`, the rest axes innermost first."""
+    from .permute_kernel import permute_runs
+
+    runs = config.block // unit
+    tiles_1 = math.ceil(one.extent / runs)
+    programs = math.prod(axis.extent for axis in rest) * tiles_1
+    reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (one, *rest)) + unit
+    wide = reach + config.block >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
+    ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
+            *_pad([x.in_stride for x in rest], 4))
+    constexprs = {"NR": len(rest), "UNIT": unit, "BLOCK": config.block, "WIDE": wide}
+    return Launch(permute_runs, programs, ints, constexprs, config.num_warps, word)
+
+
+def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason: str | None) -> EnginePlan:
+    if not has_unit(perm, word):
+        raise ValueError(f"RunsConfig: the permutation has no unit of two or more words of {word} B contiguous on "
+                         "both sides")
+    axes = word_axes(perm, word)  # outermost first, the unit's words last
+    unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
+    if config is None:
+        config = runs_config(unit)
+        reason = reason or (f"general permutation: units of {unit} words of {word} B contiguous on both sides, "
+                            f"{config.block // unit} a program along an axis of {one.extent}, {len(rest)} more axes")
+    if config.block < unit:
+        raise ValueError(f"RunsConfig.block: {config.block} words hold no unit of {unit} words")
+    plan = EnginePlan(perm, config, word, reason or "given")
+    inner, outer = rest[:REST_IN_LAUNCH], rest[REST_IN_LAUNCH:]
+    if outer and math.prod(x.extent for x in inner) * one.extent * unit >= 2**31:
+        raise ValueError("a permutation this large with more than four tile-less axes is not supported")
+    launch = _runs_launch(one, unit, inner, config, word)
+    for index in itertools.product(*(range(x.extent) for x in outer)):
+        plan.pieces.append((sum(i * x.in_stride for i, x in zip(index, outer)) * word,
+                            sum(i * x.out_stride for i, x in zip(index, outer)) * word, launch))
+    return plan
+
+
+def build(perm: Permutation, word: int, config: PermuteConfig | RunsConfig | None = None,
+          reason: str | None = None) -> EnginePlan:
+    if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
+        return _build_runs(perm, word, config, reason)
     sides = split(perm, word, max(16, SIDE_BYTES // word))
     if config is None:
         config = heuristic(sides)

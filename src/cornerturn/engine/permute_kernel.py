@@ -8,6 +8,10 @@ contiguous it takes the first, so loads whose runs are short or odd still walk B
 once per program as a vector (up to three axes each, a digit per axis; one linear index where the side's axes are
 laid end to end in that array: NA_IN, NB_IN); the hints (CONTIG_*, ALIGN_*) tell the compiler how long the
 contiguous runs of each vector are and what divides their first offsets, so that accesses widen where they allow.
+
+permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
+units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
+input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT.
 """
 
 from __future__ import annotations
@@ -83,3 +87,24 @@ def permute_tiles(x_ptr, out_ptr,
     mask = (b < size_b)[:, None] & (a < size_a)[None, :]
     tile = tl.load(x_ptr + in_b[:, None] + in_a[None, :], mask=mask)
     tl.store(out_ptr + out_b[:, None] + out_a[None, :], tile, mask=mask)
+
+
+@triton.jit
+def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3,
+                 NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    """Units of UNIT words along axis 1 (extent e1, input stride s1): program (r, t) moves units t RUNS onwards of
+    index r of the rest axes (NR of them, innermost first, output order), whose output is C-contiguous."""
+    RUNS: tl.constexpr = BLOCK // UNIT
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
+        pid = pid.to(tl.int64)
+    t = pid % tiles_1
+    r = pid // tiles_1
+    first = t * RUNS
+    f = tl.arange(0, BLOCK)
+    j = f // UNIT
+    w = f - j * UNIT
+    mask = (j < RUNS) & (first + j < e1)
+    src = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR) + (first + j) * s1 + w
+    dst = (r * e1 + first) * UNIT + f
+    tl.store(out_ptr + dst, tl.load(x_ptr + src, mask=mask), mask=mask)
