@@ -148,7 +148,8 @@ bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), 
 rectangular.SMALL_BYTES = 16 << 20
 
 # general permutations: tiles, and units contiguous on both sides moved whole (permute_runs) with the planner's block,
-# with blocks of one or a few units and with 64-bit offsets; strided, reversed, and one element past a whole word
+# with blocks of one or a few units or of pieces of one, and with 64-bit offsets; strided, reversed, and one element
+# past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
 from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
 
@@ -174,7 +175,8 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
     if isinstance(perm, Permutation) and engine_permute.has_unit(perm, word):
         unit = engine_permute.element_bytes(perm) // word
         want = bits(full.permute(axes))
-        for config, wide in ((engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
+        for config, wide in ((engine_permute.RunsConfig(16, 1), False),  # a unit of more words in pieces
+                             (engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
                              (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2), False),
                              (engine_permute.runs_config(unit), True)):
             engine_plan.WIDE_FROM = 0 if wide else 2**31

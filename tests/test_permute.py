@@ -188,11 +188,14 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     unit = permute.element_bytes(p) // word
     default = permute.build(p, word).config
     assert isinstance(default, permute.RunsConfig) == (permute.element_bytes(p) >= permute.RUN_MIN)
+    # blocks of several units, of one, and smaller than a unit (a unit in pieces)
     configs = [c for c in (default, permute.RunsConfig(16, 1), permute.RunsConfig(64, 2))
-               if isinstance(c, permute.RunsConfig) and c.block >= unit]
+               if isinstance(c, permute.RunsConfig)]
     for config in configs:
         assert_bits_equal(run_engine(x, axes, config), want)
     assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
+    pieces = permute.build(p, word, permute.RunsConfig(16, 1)).pieces[0][2].constexprs["CHUNKS"]
+    assert pieces == -(-unit // 16)
 
 
 def test_runs_plans_by_hand():
@@ -202,16 +205,22 @@ def test_runs_plans_by_hand():
         p = canon(shape, axes, itemsize)
         return permute.build(p, permute.natural_word(p))
 
-    assert plan_of((172, 2464, 77), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 308 B: 77 words of 4
-    assert plan_of((8, 32, 4096, 128), (0, 2, 1, 3), 2).config == permute.RunsConfig(1024, 4)  # 256 B: 32 words
-    assert plan_of((9, 5, 1023), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 4092 B: 1023 words of 4
-    assert plan_of((9, 5, 1025), (1, 0, 2), 2).config == permute.RunsConfig(2048, 8)  # 2050 B: 1025 words of 2
-    assert plan_of((9, 5, 4095), (1, 0, 2), 1).config == permute.RunsConfig(4096, 8)  # 4095 B: bytes
-    assert isinstance(plan_of((4, 5, 1025), (1, 0, 2), 4).config, permute.PermuteConfig)  # 4100 B: tiles
+    def launch_of(shape, axes, itemsize):
+        plan = plan_of(shape, axes, itemsize)
+        assert plan.config == permute.RunsConfig(1024, 4)
+        launch = plan.pieces[0][2]
+        return launch.constexprs["UNIT"], launch.constexprs["CHUNKS"], launch.programs
+
+    assert launch_of((172, 2464, 77), (1, 0, 2), 4) == (77, 1, 2464 * 14)  # 308 B: 13 units of 77 words a program
+    assert launch_of((8, 32, 4096, 128), (0, 2, 1, 3), 2) == (32, 1, 8 * 4096 * 1)  # 256 B: 32 words, 32 a program
+    assert launch_of((9, 5, 1024), (1, 0, 2), 4) == (512, 1, 5 * 5)  # 4 KiB: 512 words of 8, two units a program
+    assert launch_of((9, 5, 2048), (1, 0, 2), 4) == (1024, 1, 5 * 9)  # 8 KiB: one unit a program
+    assert launch_of((9, 5, 1025), (1, 0, 2), 4) == (1025, 2, 5 * 9 * 2)  # 4100 B: a unit in two pieces
+    assert launch_of((3, 4, 50000), (1, 0, 2), 1) == (6250, 7, 4 * 3 * 7)  # 50,000 B: 6,250 words of 8, 7 pieces
+    assert launch_of((4, 5, 32), (1, 0, 2), 4) == (16, 1, 5 * 1)  # 128 B: 16 words of 8
     assert isinstance(plan_of((4, 5, 31), (1, 0, 2), 4).config, permute.PermuteConfig)  # 124 B: tiles
-    assert plan_of((4, 5, 32), (1, 0, 2), 4).config == permute.RunsConfig(1024, 4)  # 128 B
-    with pytest.raises(ValueError, match="no unit"):
-        permute.build(canon((4, 5, 100), (1, 0, 2), 8), 8, permute.RunsConfig(64))
+    pieces = permute.build(canon((4, 5, 100), (1, 0, 2), 8), 8, permute.RunsConfig(64)).pieces
+    assert pieces[0][2].programs == 5 * 4 * 2  # 20 units of 100 words, two pieces of 64 words each
     with pytest.raises(ValueError, match="no unit"):
         permute.build(canon((4, 5, 2), (1, 0, 2), 4), 8, permute.RunsConfig(64))
     with pytest.raises(ValueError, match="power of two"):

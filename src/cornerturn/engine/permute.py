@@ -1,6 +1,6 @@
 """The engine's plan for a general Permutation: the tile's sides (cornerturn.tiling), a tile shape, and the
 launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself); or, for a
-unit contiguous on both sides of at most RUN_BYTES, the launches of permute_runs, which move such units whole."""
+unit contiguous on both sides of RUN_MIN bytes or more, the launches of permute_runs, which move such units whole."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from .plan import EnginePlan, alignment
 
 REST_IN_LAUNCH = 4  # rest axes a launch decomposes from its program id; outer ones are separate launches
 SIDE_BYTES = 256  # each side aims at runs of 256 bytes: two 128-byte lines a row of the tile
-RUN_MIN, RUN_BYTES = 128, 4096  # units contiguous on both sides of these sizes move whole (permute_runs)
-RUN_BLOCK = 1024  # words a permute_runs program moves where a unit fits
+RUN_MIN = 128  # units contiguous on both sides of this many bytes or more move whole (permute_runs)
+RUN_BLOCK = 1024  # words a permute_runs program moves: several units, or a piece of a longer one
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,10 @@ class RunsConfig:
 
 
 def runs_ok(perm: Permutation, word: int) -> bool:
-    """Whether permute_runs takes the permutation in `word`-byte words: a unit contiguous on both sides of RUN_MIN to
-    RUN_BYTES bytes, two words or more. Shorter units keep the tiles, whose loads also walk the input's next axis
+    """Whether permute_runs takes the permutation in `word`-byte words: a unit contiguous on both sides of RUN_MIN
+    bytes or more, two words or more. Shorter units keep the tiles, whose loads also walk the input's next axis
     (H100, 2026-11-25, docs/permute.md: units of 17-64 bytes at 0.74-0.83x the tiles)."""
-    return has_unit(perm, word) and RUN_MIN <= element_bytes(perm) <= RUN_BYTES
+    return has_unit(perm, word) and element_bytes(perm) >= RUN_MIN
 
 
 def has_unit(perm: Permutation, word: int) -> bool:
@@ -69,10 +69,10 @@ def has_unit(perm: Permutation, word: int) -> bool:
 
 
 def runs_config(unit: int) -> RunsConfig:
-    """Programs of RUN_BLOCK words with 4 warps (8 words a lane), or of the next power of two that holds a unit of
-    `unit` words with 8 warps."""
-    block = max(RUN_BLOCK, 1 << (unit - 1).bit_length())
-    return RunsConfig(block, 4 if block == RUN_BLOCK else 8)
+    """Programs of RUN_BLOCK words with 4 warps (8 words a lane): as many whole units of `unit` words as fit, or a
+    piece of a longer unit. The blocks of 2,048 and 4,096 words measured level with it in geometric mean, and those of
+    1- and 2-byte words fell to 30-46% on three cases (H100, 2026-11-25, docs/permute.md)."""
+    return RunsConfig(RUN_BLOCK, 4)
 
 
 def natural_word(perm: Permutation) -> int:
@@ -155,14 +155,15 @@ def _runs_launch(one: Axis, unit: int, rest: tuple[Axis, ...], config: RunsConfi
     """permute_runs over units of `unit` words of `word` bytes along axis `one`, the rest axes innermost first."""
     from .permute_kernel import permute_runs
 
-    runs = config.block // unit
-    tiles_1 = math.ceil(one.extent / runs)
+    chunks = math.ceil(unit / config.block)
+    tiles_1 = math.ceil(one.extent / (config.block // unit)) if chunks == 1 else one.extent * chunks
     programs = math.prod(axis.extent for axis in rest) * tiles_1
     reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (one, *rest)) + unit
     wide = reach + config.block >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
     ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
             *_pad([x.in_stride for x in rest], 4))
-    constexprs = {"NR": len(rest), "UNIT": unit, "BLOCK": config.block, "WIDE": wide}
+    constexprs = {"NR": len(rest), "UNIT": unit, "BLOCK": config.block, "CHUNKS": chunks,
+                  "ALIGN": alignment(one.in_stride, *(x.in_stride for x in rest)), "WIDE": wide}
     return Launch(permute_runs, programs, ints, constexprs, config.num_warps, word)
 
 
@@ -174,10 +175,10 @@ def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason:
     unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
     if config is None:
         config = runs_config(unit)
+        share = (f"{config.block // unit} a program" if config.block >= unit
+                 else f"in pieces of {config.block} words")
         reason = reason or (f"general permutation: units of {unit} words of {word} B contiguous on both sides, "
-                            f"{config.block // unit} a program along an axis of {one.extent}, {len(rest)} more axes")
-    if config.block < unit:
-        raise ValueError(f"RunsConfig.block: {config.block} words hold no unit of {unit} words")
+                            f"{share} along an axis of {one.extent}, {len(rest)} more axes")
     plan = EnginePlan(perm, config, word, reason or "given")
     inner, outer = rest[:REST_IN_LAUNCH], rest[REST_IN_LAUNCH:]
     if outer and math.prod(x.extent for x in inner) * one.extent * unit >= 2**31:

@@ -11,7 +11,8 @@ contiguous runs of each vector are and what divides their first offsets, so that
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
-input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT.
+input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT. A unit
+longer than BLOCK is moved in pieces of BLOCK words, a plain copy of contiguous spans.
 """
 
 from __future__ import annotations
@@ -91,20 +92,31 @@ def permute_tiles(x_ptr, out_ptr,
 
 @triton.jit
 def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3,
-                 NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, WIDE: tl.constexpr):
-    """Units of UNIT words along axis 1 (extent e1, input stride s1): program (r, t) moves units t RUNS onwards of
-    index r of the rest axes (NR of them, innermost first, output order), whose output is C-contiguous."""
-    RUNS: tl.constexpr = BLOCK // UNIT
+                 NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, CHUNKS: tl.constexpr,
+                 ALIGN: tl.constexpr, WIDE: tl.constexpr):
+    """Units of UNIT words along axis 1 (extent e1, input stride s1) of index r of the rest axes (NR of them,
+    innermost first, output order), whose output is C-contiguous. CHUNKS == 1: program (r, t) moves units t RUNS
+    onwards; otherwise unit t // CHUNKS in pieces of BLOCK words, contiguous on both sides, its start in the input
+    a multiple of ALIGN words."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
         pid = pid.to(tl.int64)
     t = pid % tiles_1
     r = pid // tiles_1
-    first = t * RUNS
+    base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
     f = tl.arange(0, BLOCK)
-    j = f // UNIT
-    w = f - j * UNIT
-    mask = (j < RUNS) & (first + j < e1)
-    src = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR) + (first + j) * s1 + w
-    dst = (r * e1 + first) * UNIT + f
+    if CHUNKS == 1:
+        RUNS: tl.constexpr = BLOCK // UNIT
+        first = t * RUNS
+        j = f // UNIT
+        w = f - j * UNIT
+        mask = (j < RUNS) & (first + j < e1)
+        src = base + (first + j) * s1 + w
+        dst = (r * e1 + first) * UNIT + f
+    else:
+        c = t // CHUNKS
+        w = (t - c * CHUNKS) * BLOCK + f
+        mask = w < UNIT
+        src = tl.multiple_of(base + c * s1, ALIGN) + w
+        dst = (r * e1 + c) * UNIT + w
     tl.store(out_ptr + dst, tl.load(x_ptr + src, mask=mask), mask=mask)
