@@ -147,7 +147,8 @@ rectangular.BLOCK_OPTIONS = rectangular.BlockOptions()
 bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), (2011, 1001)], "odd squares in forms")
 rectangular.SMALL_BYTES = 16 << 20
 
-# general permutations: tiles, and units contiguous on both sides moved whole (permute_runs) with the planner's block,
+# general permutations: tiles, bytes in words (permute_words: output in words and element by element, rows at words
+# and funnel-shifted), and units contiguous on both sides moved whole (permute_runs) with the planner's block,
 # with blocks of one or a few units or of pieces of one, and with 64-bit offsets; strided, reversed, and one element
 # past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
@@ -159,6 +160,9 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 
 
 for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 30, 36), (1, 0, 2), torch.int8),
+                           ((10, 3, 6, 18), (2, 1, 3, 0), torch.int8), ((12, 3, 6, 19), (2, 1, 3, 0), torch.int8),
+                           ((6, 7, 9, 20), (1, 0, 3, 2), torch.int8),
+                           ((3, 2, 3, 2, 5, 17), (4, 0, 1, 2, 5, 3), torch.int8),
                            ((9, 33, 65), (1, 0, 2), torch.int32), ((6, 5, 7, 40), (2, 0, 1, 3), torch.float16),
                            ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128)):
     size = torch.empty((), dtype=dtype).element_size()
@@ -172,6 +176,20 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
             print("WRONG permute", shape, axes, dtype, tuple(x.stride()), x.data_ptr() % 16)
     perm = canonical_permutation(shape, tuple(st * size for st in full.stride()), size, axes)
     word = engine_permute.natural_word(perm)
+    if isinstance(perm, Permutation) and engine_permute.words_ok(perm):  # bytes in words: small tiles, 64-bit offsets
+        want = bits(full.permute(axes))
+        for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),
+                             (engine_permute.PermuteWordsConfig(8, 4, 2), True), (None, False)):
+            engine_plan.WIDE_FROM = 0 if wide else 2**31
+            plan = engine_permute.build(perm, 4, config)
+            engine_plan.WIDE_FROM = 2**31
+            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+            for x_offset, out_offset, launch in plan.pieces:
+                launch.run_pointers(full.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                    torch.cuda.current_stream().cuda_stream, 0)
+            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                bad += 1
+                print("WRONG words", shape, axes, config, wide)
     if isinstance(perm, Permutation) and engine_permute.has_unit(perm, word):
         unit = engine_permute.element_bytes(perm) // word
         want = bits(full.permute(axes))

@@ -125,8 +125,9 @@ def run_engine(x: np.ndarray, axes, config=None, wide: bool = False) -> np.ndarr
     lo, hi = byte_range(x.shape, x.strides, x.itemsize)
     start = x.__array_interface__["data"][0] + lo
     raw = np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint8 * (hi - lo)).from_address(start)).copy()
+    raw = np.concatenate([raw, poisoned(((-raw.size) % word,), np.uint8)])  # whole words (the words kernel's reads)
     want = reference(x, axes)
-    out_raw = poisoned((want.nbytes + word,), np.uint8)
+    out_raw = poisoned((want.nbytes + word + (-want.nbytes) % word,), np.uint8)
     x_t = torch.from_numpy(raw.view(WORD_NUMPY[word]))
     out_t = torch.from_numpy(out_raw.view(WORD_NUMPY[word]))
     for x_offset, out_offset, launch in plan.pieces:
@@ -196,6 +197,60 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
     pieces = permute.build(p, word, permute.RunsConfig(16, 1)).pieces[0][2].constexprs["CHUNKS"]
     assert pieces == -(-unit // 16)
+
+
+WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved in 32-bit words (permute_words)
+    ((10, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 10 rows: output element by element; B of three axes
+    ((12, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 12: output in words
+    ((4, 3, 5, 17), (3, 1, 0, 2), np.uint8, None),  # A of three axes, rows funnel-shifted
+    ((6, 7, 9, 19), (1, 0, 3, 2), np.uint8, None),  # B cut to its first axis, the other joins the rest
+    ((6, 5, 9, 20), (2, 0, 3, 1), np.uint8, None),  # rows at whole words
+    ((5, 20, 35), (2, 1, 0), np.uint8, (2, 1, 1)),  # strided
+    ((3, 2, 3, 2, 5, 17), (4, 0, 1, 2, 5, 3), np.uint8, None),  # rest axes
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps", WORDS_CASES, ids=str)
+def test_words_kernel(shape, axes, dtype, steps, rng):
+    from cornerturn.engine import permute
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    want = reference(x, axes)
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    assert permute.words_ok(p) and permute.natural_word(p) == 4
+    default = permute.build(p, 4)
+    assert isinstance(default.config, permute.PermuteWordsConfig)
+    for config in (None, permute.PermuteWordsConfig(4, 2, 1)):
+        assert_bits_equal(run_engine(x, axes, config), want)
+    assert_bits_equal(run_engine(x, axes, permute.PermuteWordsConfig(8, 4, 2), wide=True), want)
+    assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
+
+
+def test_words_modes_and_rule():
+    from cornerturn.engine import permute
+
+    def launch(shape, axes, itemsize, steps=None):
+        strides = c_strides(tuple(s * (k or 1) for s, k in zip(shape, steps or [1] * len(shape))), itemsize)
+        strides = tuple(st * (k or 1) for st, k in zip(strides, steps or [1] * len(shape)))
+        p = canonical_permutation(shape, strides, itemsize, axes)
+        return permute.build(p, permute.natural_word(p)).pieces[0][2].constexprs
+
+    assert launch((10, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is False  # 10 bytes of A
+    assert launch((12, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is True
+    assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
+    assert launch((6, 7, 9, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
+    assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NB"] == 1 and launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NR"] == 2
+    assert not permute.words_ok(canon((6, 7, 9, 19), (1, 0, 3, 2), 2))  # 2-byte elements: element tiles
+    assert not permute.words_ok(canon((6, 7, 9, 15), (1, 0, 3, 2), 1))  # B of 15 bytes: element tiles
+    p = canon((4, 5, 6), (2, 1, 0), 4)
+    assert not permute.words_ok(p) and permute.natural_word(p) == 4  # 4-byte elements: tiles of words
+    assert not permute.words_ok(canon((4, 5, 6), (1, 0, 2), 1))  # a unit shared by both sides
+    assert not permute.words_ok(canonical_permutation((4, 5, 6, 7), (420, 84, 14, 2), 1, (3, 1, 0, 2)))  # B strided
+    assert not permute.words_ok(canonical_permutation((5, 6, 7), (42, -7, 1), 1, (2, 1, 0)))  # a negative stride
+    with pytest.raises(ValueError, match="not one permute_words takes"):
+        permute.build(p, 4, permute.PermuteWordsConfig(4, 4))
+    with pytest.raises(ValueError, match="at least 4"):
+        permute.PermuteWordsConfig(2, 4)
 
 
 def test_runs_plans_by_hand():

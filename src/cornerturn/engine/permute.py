@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from dataclasses import dataclass
 
 from ..problem import Permutation
@@ -75,8 +76,65 @@ def runs_config(unit: int) -> RunsConfig:
     return RunsConfig(RUN_BLOCK, 4)
 
 
+@dataclass(frozen=True)
+class PermuteWordsConfig:
+    """A permute_words launch: block_a rows (indices of A, a multiple of 4) x block_cw 32-bit words along B."""
+
+    block_a: int
+    block_cw: int
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        check_tile(self, "block_a", "block_cw")
+        if self.block_a < 4:
+            raise ValueError(f"PermuteWordsConfig.block_a: must be at least 4, got {self.block_a}")
+
+    @property
+    def name(self) -> str:
+        return f"pwords{self.block_a}x{self.block_cw}w-w{self.num_warps}"
+
+
+WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
+WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
+
+
+def words_sides(perm: Permutation) -> Sides | None:
+    """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
+    shared by both sides), positive strides, side B's first axis of unit stride and WORDS_MIN_B bytes or more. B keeps
+    its axes where they lie end to end in the input, else only its first (the others join the rest); at most
+    REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned). 2-byte elements keep the element
+    tiles: in words they ran at 64% of the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md)."""
+    if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
+        return None
+    sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
+    if sides.b[0].in_stride != 1:
+        return None
+    if not chained(sides.b):
+        rest = tuple(sorted((*sides.b[1:], *sides.rest), key=lambda x: x.out_stride))
+        sides = Sides(sides.word, sides.a, sides.b[:1], rest)
+    return sides if len(sides.rest) <= REST_IN_LAUNCH and sides.size_b >= WORDS_MIN_B else None
+
+
+def words_ok(perm: Permutation) -> bool:
+    return words_sides(perm) is not None
+
+
+def words_config(sides: Sides) -> PermuteWordsConfig:
+    """WORDS_TILE narrowed to the sides as the element tiles are: rows up to its rows (at least 4), words along B up
+    to what is left of its 2,048 words, then rows up to what is left of them."""
+    rows, words, warps = WORDS_TILE
+    tile = rows * words
+    words_b = -(-sides.size_b // (4 // sides.word))
+    block_a = min(max(4, _pow2_at_least(sides.size_a)), rows)
+    block_cw = min(_pow2_at_least(words_b), tile // block_a, MAX_BLOCK)
+    block_a = min(max(4, _pow2_at_least(sides.size_a)), max(4, tile // block_cw), MAX_BLOCK)
+    return PermuteWordsConfig(block_a, block_cw, warps)
+
+
 def natural_word(perm: Permutation) -> int:
-    return widest_word(perm)
+    """4 where permute_words takes the permutation (its plans move 32-bit words; engine.runtime narrows them where an
+    address is not 4-byte aligned), else the widest word dividing the unit and every stride."""
+    return 4 if words_ok(perm) else widest_word(perm)
 
 
 # The tile (A words, B words, warps) per word size. Words of 1 and 2 bytes: the best of five tiles by geometric mean
@@ -190,8 +248,45 @@ def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason:
     return plan
 
 
-def build(perm: Permutation, word: int, config: PermuteConfig | RunsConfig | None = None,
+def _build_words(perm: Permutation, config: PermuteWordsConfig | None, reason: str | None) -> EnginePlan:
+    from .permute_kernel import permute_words
+
+    sides = words_sides(perm)
+    if sides is None:
+        raise ValueError("PermuteWordsConfig: the permutation is not one permute_words takes (1- or 2-byte elements, "
+                         "positive strides, B's first axis of unit stride, at most four rest axes)")
+    size = perm.itemsize
+    a, b, rest = sides.a, sides.b, sides.rest
+    out_words = sides.size_a * size % 4 == 0
+    if config is None:
+        config = words_config(sides)
+        reason = reason or (f"general permutation of {size}-byte elements in 32-bit words: tile sides of {len(a)} "
+                            f"and {len(b)} axes ({sides.size_a} x {sides.size_b}), {len(rest)} more axes, output "
+                            + ("words" if out_words else "element by element"))
+    tiles_a = math.ceil(sides.size_a / config.block_a)
+    tiles_b = math.ceil(-(-sides.size_b // (4 // size)) / config.block_cw)
+    programs = math.prod(x.extent for x in rest) * tiles_a * tiles_b
+    nbytes = (sum((x.extent - 1) * x.in_stride for x in (*a, *b, *rest)) + 1) * size
+    wide = max(nbytes, perm.elements * size) + 4 * config.block_cw >= engine_plan.WIDE_FROM or \
+        programs >= engine_plan.WIDE_FROM
+    in_words = all(x.in_stride * size % 4 == 0 for x in (*a, *rest))
+    na_in = 1 if chained(a) else len(a)
+    ints = (*_pad([x.extent for x in a[:-1]], 2), *_pad([x.in_stride for x in a], 3),
+            *_pad([x.extent for x in b[:-1]], 2), *_pad([x.out_stride for x in b], 3),
+            *_pad([x.extent for x in rest[:-1]], 3), *_pad([x.in_stride for x in rest], 4),
+            *_pad([x.out_stride for x in rest], 4), sides.size_a, sides.size_b, tiles_a, tiles_b, nbytes)
+    constexprs = {"NA_IN": na_in, "NB": len(b), "NR": len(rest), "BLOCK_A": config.block_a,
+                  "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT_WORDS": out_words, "WIDE": wide,
+                  "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+    plan = EnginePlan(perm, config, 4, reason or "given")
+    plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))
+    return plan
+
+
+def build(perm: Permutation, word: int, config: PermuteConfig | RunsConfig | PermuteWordsConfig | None = None,
           reason: str | None = None) -> EnginePlan:
+    if isinstance(config, PermuteWordsConfig) or (config is None and word == 4 and words_ok(perm)):
+        return _build_words(perm, config, reason)
     if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
         return _build_runs(perm, word, config, reason)
     sides = split(perm, word, max(16, SIDE_BYTES // word))
