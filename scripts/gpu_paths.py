@@ -159,6 +159,19 @@ def bits(t: torch.Tensor) -> torch.Tensor:
     return (torch.view_as_real(t) if t.is_complex() else t).contiguous().reshape(-1).view(torch.int8)
 
 
+def wrong_plan(perm, word: int, config, wide: bool, x: torch.Tensor, want: torch.Tensor) -> bool:
+    """Whether the engine's plan of `perm` with `config` (64-bit offsets where `wide`) gets x's permutation `want`
+    (bytes) wrong or writes past it."""
+    engine_plan.WIDE_FROM = 0 if wide else 2**31
+    plan = engine_permute.build(perm, word, config)
+    engine_plan.WIDE_FROM = 2**31
+    out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+    for x_offset, out_offset, launch in plan.pieces:
+        launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                            torch.cuda.current_stream().cuda_stream, 0)
+    return not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all()))
+
+
 for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 30, 36), (1, 0, 2), torch.int8),
                            ((10, 3, 6, 18), (2, 1, 3, 0), torch.int8), ((12, 3, 6, 19), (2, 1, 3, 0), torch.int8),
                            ((6, 7, 9, 20), (1, 0, 3, 2), torch.int8),
@@ -180,14 +193,7 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
         want = bits(full.permute(axes))
         for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),
                              (engine_permute.PermuteWordsConfig(8, 4, 2), True), (None, False)):
-            engine_plan.WIDE_FROM = 0 if wide else 2**31
-            plan = engine_permute.build(perm, 4, config)
-            engine_plan.WIDE_FROM = 2**31
-            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
-            for x_offset, out_offset, launch in plan.pieces:
-                launch.run_pointers(full.data_ptr() + x_offset, out.data_ptr() + out_offset,
-                                    torch.cuda.current_stream().cuda_stream, 0)
-            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+            if wrong_plan(perm, 4, config, wide, full, want):
                 bad += 1
                 print("WRONG words", shape, axes, config, wide)
     if isinstance(perm, Permutation) and engine_permute.has_unit(perm, word):
@@ -197,14 +203,7 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                              (engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
                              (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2), False),
                              (engine_permute.runs_config(unit), True)):
-            engine_plan.WIDE_FROM = 0 if wide else 2**31
-            plan = engine_permute.build(perm, word, config)
-            engine_plan.WIDE_FROM = 2**31
-            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
-            for x_offset, out_offset, launch in plan.pieces:
-                launch.run_pointers(full.data_ptr() + x_offset, out.data_ptr() + out_offset,
-                                    torch.cuda.current_stream().cuda_stream, 0)
-            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+            if wrong_plan(perm, word, config, wide, full, want):
                 bad += 1
                 print("WRONG runs", shape, axes, dtype, config, wide)
 torch.cuda.synchronize()

@@ -219,10 +219,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                    WIDE, ASM)
     out_base = out_off + b * cols * out_row_stride  # bytes from out_ptr; batched outputs are C-contiguous
     if OUT == 2:  # element by element along the output rows
-        if E == 1:
-            items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
-        else:
-            items = out_ptr.to(tl.pointer_type(tl.int16), bitcast=True)
+        items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
             c = cw * PACK + k
             item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
@@ -254,10 +251,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                      mask=(rw[:, None] < (rows - first) // PACK) & (c[None, :] < cols))
             if EDGES:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
                 if (tr == 0) | (tr * BLOCK_R + BLOCK_R + PACK > rows):  # this tile holds some: one by one
-                    if E == 1:
-                        items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
-                    else:
-                        items = out_ptr.to(tl.pointer_type(tl.int16), bitcast=True)
+                    items = _words_of(out_ptr, E)
                     row0 = ((out_base + c * out_row_stride) // E)[None, :]
                     for t in tl.static_range(PACK):
                         item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _funnel_shift, _group_words, _pick
+from .kernels import _funnel_shift, _group_words, _pick, _words_of
 
 
 @triton.jit
@@ -59,6 +59,20 @@ def _rest_offsets(r, e0, e1, e2, s0, s1, s2, s3, N: tl.constexpr):
 
 
 @triton.jit
+def _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3, NR: tl.constexpr,
+                     WIDE: tl.constexpr):
+    """(tile along A, tile along B, input offset, output offset of the rest) of this program: A fastest."""
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
+        pid = pid.to(tl.int64)
+    ta = pid % tiles_a
+    t = pid // tiles_a
+    r = t // tiles_b
+    return (ta, t % tiles_b, _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR),
+            _rest_offsets(r, er0, er1, er2, or0, or1, or2, or3, NR))
+
+
+@triton.jit
 def _hinted(v, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
     if ALIGN > 1:
         v = tl.multiple_of(v, ALIGN)
@@ -77,15 +91,8 @@ def permute_tiles(x_ptr, out_ptr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
                   ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr):
-    pid = tl.program_id(0)
-    if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
-        pid = pid.to(tl.int64)
-    ta = pid % tiles_a
-    t = pid // tiles_a
-    tb = t % tiles_b
-    r = t // tiles_b
-    in_base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
-    out_base = _rest_offsets(r, er0, er1, er2, or0, or1, or2, or3, NR)
+    ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
+                                                 or3, NR, WIDE)
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
     in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
@@ -143,15 +150,8 @@ def permute_words(x_ptr, out_ptr,
     starts at a whole word. OUT_WORDS: A spans whole words of the output (size_a a multiple of 4 // E)."""
     PACK: tl.constexpr = 4 // E
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
-    pid = tl.program_id(0)
-    if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
-        pid = pid.to(tl.int64)
-    ta = pid % tiles_a
-    t = pid // tiles_a
-    tb = t % tiles_b
-    r = t // tiles_b
-    in_base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
-    out_base = _rest_offsets(r, er0, er1, er2, or0, or1, or2, or3, NR)
+    ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
+                                                 or3, NR, WIDE)  # WIDE: 2**31 bytes or more in the input or output
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     cw = tb * BLOCK_CW + tl.arange(0, BLOCK_CW)
     start = (in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)) * E  # byte of each row's first element of B
@@ -173,10 +173,7 @@ def permute_words(x_ptr, out_ptr,
             tl.store(out_ptr + at_out, _pick(k, w0, w1, w2, w3).to(tl.int32, bitcast=True),
                      mask=(g * PACK < size_a)[:, None] & (c < size_b)[None, :])
     else:
-        if E == 1:
-            items = out_ptr.to(tl.pointer_type(tl.int8), bitcast=True)
-        else:
-            items = out_ptr.to(tl.pointer_type(tl.int16), bitcast=True)
+        items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
             c = cw * PACK + k
             item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
