@@ -242,6 +242,9 @@ def test_words_modes_and_rule():
     assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NB"] == 1 and launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NR"] == 2
     assert not permute.words_ok(canon((6, 7, 9, 19), (1, 0, 3, 2), 2))  # 2-byte elements: element tiles
     assert not permute.words_ok(canon((6, 7, 9, 15), (1, 0, 3, 2), 1))  # B of 15 bytes: element tiles
+    aligned = canon((256, 256, 64, 64), (3, 2, 1, 0), 1)  # the element tiles move 16 bytes a lane
+    assert permute.tiles_in_vectors(aligned) and not permute.words_ok(aligned)
+    assert not permute.tiles_in_vectors(canon((256, 256, 64, 63), (3, 2, 1, 0), 1))
     p = canon((4, 5, 6), (2, 1, 0), 4)
     assert not permute.words_ok(p) and permute.natural_word(p) == 4  # 4-byte elements: tiles of words
     assert not permute.words_ok(canon((4, 5, 6), (1, 0, 2), 1))  # a unit shared by both sides

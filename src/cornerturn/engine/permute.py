@@ -102,7 +102,8 @@ def words_sides(perm: Permutation) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
     shared by both sides), positive strides, side B's first axis of unit stride and WORDS_MIN_B bytes or more. B keeps
     its axes where they lie end to end in the input, else only its first (the others join the rest); at most
-    REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned). 2-byte elements keep the element
+    REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element tiles move
+    16 bytes a lane (tiles_in_vectors). 2-byte elements keep the element
     tiles: in words they ran at 64% of the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md)."""
     if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
@@ -112,7 +113,17 @@ def words_sides(perm: Permutation) -> Sides | None:
     if not chained(sides.b):
         rest = tuple(sorted((*sides.b[1:], *sides.rest), key=lambda x: x.out_stride))
         sides = Sides(sides.word, sides.a, sides.b[:1], rest)
-    return sides if len(sides.rest) <= REST_IN_LAUNCH and sides.size_b >= WORDS_MIN_B else None
+    if len(sides.rest) > REST_IN_LAUNCH or sides.size_b < WORDS_MIN_B or tiles_in_vectors(perm):
+        return None
+    return sides
+
+
+def tiles_in_vectors(perm: Permutation) -> bool:
+    """Whether the element tiles' loads and stores all start at 16-byte boundaries, so that each lane moves 16 bytes:
+    there they ran ahead of the words (int8 256x256x64x64 by (3,2,1,0): 90% of the copy against 82%, and the only
+    other such case of 30, 91% against 84%; H100, 2026-11-25, docs/permute.md)."""
+    constexprs = build(perm, perm.itemsize).pieces[0][2].constexprs
+    return min(constexprs[k] for k in ("ALIGN_IA", "ALIGN_IB", "ALIGN_OA", "ALIGN_OB")) * perm.itemsize >= 16
 
 
 def words_ok(perm: Permutation) -> bool:
