@@ -1,6 +1,7 @@
 """The engine's plan for a general Permutation: the tile's sides (cornerturn.tiling), a tile shape, and the
-launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself); or, for a
-unit contiguous on both sides of RUN_MIN bytes or more, the launches of permute_runs, which move such units whole."""
+launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself); for a unit
+contiguous on both sides of RUN_MIN bytes or more, the launches of permute_runs, which move such units whole; for most
+permutations of bytes, one launch of permute_words, which moves them as 32-bit words (words_sides says which)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class PermuteConfig:
 
 @dataclass(frozen=True)
 class RunsConfig:
-    """A permute_runs launch: programs of `block` words (whole units), num_warps warps."""
+    """A permute_runs launch: programs of `block` words (whole units, or a piece of a longer one), num_warps warps."""
 
     block: int
     num_warps: int = 8
