@@ -188,21 +188,23 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
             bad += 1
             print("WRONG permute", shape, axes, dtype, tuple(x.stride()), x.data_ptr() % 16)
     perm = canonical_permutation(shape, tuple(st * size for st in full.stride()), size, axes)
+    if not isinstance(perm, Permutation):
+        continue
     word = engine_permute.natural_word(perm)
-    if isinstance(perm, Permutation) and engine_permute.words_ok(perm):  # bytes in words: small tiles, 64-bit offsets
+    if engine_permute.words_ok(perm):  # bytes in words: small tiles, 64-bit offsets
         want = bits(full.permute(axes))
         for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),
                              (engine_permute.PermuteWordsConfig(8, 4, 2), True), (None, False)):
             if wrong_plan(perm, 4, config, wide, full, want):
                 bad += 1
                 print("WRONG words", shape, axes, config, wide)
-    if isinstance(perm, Permutation) and engine_permute.has_unit(perm, word):
+    if engine_permute.has_unit(perm, word):
         unit = engine_permute.element_bytes(perm) // word
         want = bits(full.permute(axes))
         for config, wide in ((engine_permute.RunsConfig(16, 1), False),  # a unit of more words in pieces
                              (engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
                              (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2), False),
-                             (engine_permute.runs_config(unit), True)):
+                             (engine_permute.RUNS_CONFIG, True)):
             if wrong_plan(perm, word, config, wide, full, want):
                 bad += 1
                 print("WRONG runs", shape, axes, dtype, config, wide)

@@ -70,11 +70,10 @@ def has_unit(perm: Permutation, word: int) -> bool:
     return unit != perm.itemsize and unit // word >= 2
 
 
-def runs_config(unit: int) -> RunsConfig:
-    """Programs of RUN_BLOCK words with 4 warps (8 words a lane): as many whole units of `unit` words as fit, or a
-    piece of a longer unit. The blocks of 2,048 and 4,096 words measured level with it in geometric mean, and those of
-    1- and 2-byte words fell to 30-46% on three cases (H100, 2026-11-25, docs/permute.md)."""
-    return RunsConfig(RUN_BLOCK, 4)
+# The planner's permute_runs launch: RUN_BLOCK words with 4 warps (8 words a lane), as many whole units as fit or a
+# piece of a longer unit. Blocks of 2,048 and 4,096 words measured level with it in geometric mean, and those of 1-
+# and 2-byte words fell to 30-46% on three cases (H100, 2026-11-25, docs/permute.md).
+RUNS_CONFIG = RunsConfig(RUN_BLOCK, 4)
 
 
 @dataclass(frozen=True)
@@ -244,7 +243,7 @@ def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason:
     axes = word_axes(perm, word)  # outermost first, the unit's words last
     unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
     if config is None:
-        config = runs_config(unit)
+        config = RUNS_CONFIG
         share = (f"{config.block // unit} a program" if config.block >= unit
                  else f"in pieces of {config.block} words")
         reason = reason or (f"general permutation: units of {unit} words of {word} B contiguous on both sides, "
@@ -260,13 +259,15 @@ def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason:
     return plan
 
 
-def _build_words(perm: Permutation, config: PermuteWordsConfig | None, reason: str | None) -> EnginePlan:
+def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsConfig | None,
+                 reason: str | None) -> EnginePlan:
+    """The permute_words plan on `sides` (words_sides of perm)."""
     from .permute_kernel import permute_words
 
-    sides = words_sides(perm)
     if sides is None:
-        raise ValueError("PermuteWordsConfig: the permutation is not one permute_words takes (1- or 2-byte elements, "
-                         "positive strides, B's first axis of unit stride, at most four rest axes)")
+        raise ValueError("PermuteWordsConfig: the permutation is not one permute_words takes (engine.permute."
+                         "words_sides: 1-byte elements, positive strides, B's first axis of unit stride and 16 bytes "
+                         "or more, at most four rest axes, element tiles that do not move 16-byte vectors)")
     size = perm.itemsize
     a, b, rest = sides.a, sides.b, sides.rest
     out_words = sides.size_a * size % 4 == 0
@@ -297,8 +298,10 @@ def _build_words(perm: Permutation, config: PermuteWordsConfig | None, reason: s
 
 def build(perm: Permutation, word: int, config: PermuteConfig | RunsConfig | PermuteWordsConfig | None = None,
           reason: str | None = None) -> EnginePlan:
-    if isinstance(config, PermuteWordsConfig) or (config is None and word == 4 and words_ok(perm)):
-        return _build_words(perm, config, reason)
+    words = isinstance(config, PermuteWordsConfig) or (config is None and word == 4)
+    sides = words_sides(perm) if words else None
+    if isinstance(config, PermuteWordsConfig) or sides is not None:
+        return _build_words(perm, sides, config, reason)
     if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
         return _build_runs(perm, word, config, reason)
     sides = split(perm, word, max(16, SIDE_BYTES // word))
