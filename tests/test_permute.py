@@ -207,12 +207,22 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
     ((6, 5, 9, 20), (2, 0, 3, 1), np.uint8, None),  # rows at whole words
     ((5, 20, 35), (2, 1, 0), np.uint8, (2, 1, 1)),  # strided
     ((3, 2, 3, 2, 5, 17), (4, 0, 1, 2, 5, 3), np.uint8, None),  # rest axes
+    ((3, 4, 5, 3, 6, 5), (3, 1, 5, 2, 0, 4), np.uint8, None),  # segments of 5 bytes, two axes, output bytes
+    ((3, 9, 4, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # segments of two axes (55 bytes), output words
+    ((3, 9, 5, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # the same, output bytes
+    ((6, 4, 5, 6, 7), (4, 2, 0, 3, 1), np.uint8, None),  # segments of 7 bytes
+    ((4, 2, 12, 2, 12), (2, 0, 4, 3, 1), np.uint8, None),  # segments at whole words
+    ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), np.uint8, None),  # the same, output words
+    ((5, 2, 5, 12), (1, 0, 3, 2), np.uint8, (1, 1, 2, 1)),  # strided segments
 ]
 
 
 @pytest.mark.parametrize("shape, axes, dtype, steps", WORDS_CASES, ids=str)
-def test_words_kernel(shape, axes, dtype, steps, rng):
+def test_words_kernel(shape, axes, dtype, steps, rng, monkeypatch):
     from cornerturn.engine import permute
+
+    monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # the kernel on segments and sides A shorter than the planner's
+    monkeypatch.setattr(permute, "SEGMENT_MIN_A", 1)
 
     x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
     want = reference(x, axes)
@@ -240,8 +250,17 @@ def test_words_modes_and_rule():
     assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
     assert launch((6, 7, 9, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
     assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NB"] == 1 and launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NR"] == 2
+    seg = launch((3, 9, 16, 11, 5), (1, 3, 0, 4, 2), 1)  # B of 5 bytes, then 11 x 5, then 9: cut, 5 bytes along B
+    assert seg["NB"] == 3 and seg["NS"] == 1  # so segments of B's first two axes (55 bytes), the third says where
+    assert not permute.words_ok(canon((3, 9, 15, 11, 5), (1, 3, 0, 4, 2), 1))  # segments need 16 bytes along A
+    assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["IN_WORDS"] is True
+    assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["NS"] == 2
+    assert launch((5, 20, 35), (2, 1, 0), 1)["NS"] == 0
+    short = canon((6, 4, 5, 6, 7), (4, 2, 0, 3, 1), 1)  # segments of 7 bytes
+    assert not permute.words_ok(short) and permute.words_sides(short, 7) is not None
     assert not permute.words_ok(canon((6, 7, 9, 19), (1, 0, 3, 2), 2))  # 2-byte elements: element tiles
-    assert not permute.words_ok(canon((6, 7, 9, 15), (1, 0, 3, 2), 1))  # B of 15 bytes: element tiles
+    assert not permute.words_ok(canon((5, 7, 6, 15), (3, 1, 0, 2), 1))  # B of 15 bytes: element tiles
+    assert permute.words_ok(canon((5, 7, 6, 16), (3, 1, 0, 2), 1))
     aligned = canon((256, 256, 64, 64), (3, 2, 1, 0), 1)  # the element tiles move 16 bytes a lane
     assert permute.tiles_in_vectors(aligned) and not permute.words_ok(aligned)
     assert not permute.tiles_in_vectors(canon((256, 256, 64, 63), (3, 2, 1, 0), 1))

@@ -96,15 +96,28 @@ class PermuteWordsConfig:
 
 WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
 WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
+SEGMENT_MIN = 8  # bytes a segment of B needs (its leading axes that lie end to end in the input)
+SEGMENT_MIN_A = 16  # bytes along A that B in segments needs
 
 
-def words_sides(perm: Permutation) -> Sides | None:
+def segment_axes(b: tuple[Axis, ...]) -> int:
+    """How many of B's leading axes lie end to end in the input (at least one): a row's segment."""
+    n = 1
+    while n < len(b) and chained(b[:n + 1]):
+        n += 1
+    return n
+
+
+def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
-    shared by both sides), positive strides, side B's first axis of unit stride and WORDS_MIN_B bytes or more. B keeps
-    its axes where they lie end to end in the input, else only its first (the others join the rest); at most
-    REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element tiles move
-    16 bytes a lane (tiles_in_vectors). 2-byte elements keep the element
-    tiles: in words they ran at 64% of the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md)."""
+    shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
+    at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element
+    tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the input, B is cut to
+    its first axis (the others join the rest) if that leaves WORDS_MIN_B bytes along B and at most REST_IN_LAUNCH
+    rest axes; otherwise B is read in segments of `segment_min` (SEGMENT_MIN) bytes or more (segment_axes), several a
+    tile, where A spans SEGMENT_MIN_A bytes or more.
+    2-byte elements keep the element tiles: in words they ran at 64% of the copy in geometric mean against 71%
+    (H100, 2026-11-25, docs/permute.md)."""
     if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
@@ -112,10 +125,17 @@ def words_sides(perm: Permutation) -> Sides | None:
         return None
     if not chained(sides.b):
         rest = tuple(sorted((*sides.b[1:], *sides.rest), key=lambda x: x.out_stride))
-        sides = Sides(sides.word, sides.a, sides.b[:1], rest)
-    if len(sides.rest) > REST_IN_LAUNCH or sides.size_b < WORDS_MIN_B or tiles_in_vectors(perm):
+        cut = Sides(sides.word, sides.a, sides.b[:1], rest)
+        if cut.size_b >= WORDS_MIN_B and len(rest) <= REST_IN_LAUNCH:
+            sides = cut
+    segment = math.prod(x.extent for x in sides.b[:segment_axes(sides.b)]) * perm.itemsize
+    if segment_min is None:
+        segment_min = SEGMENT_MIN
+    if len(sides.rest) > REST_IN_LAUNCH or sides.size_b < WORDS_MIN_B or segment < segment_min:
         return None
-    return sides
+    if segment < sides.size_b * perm.itemsize and sides.size_a * perm.itemsize < SEGMENT_MIN_A:
+        return None
+    return None if tiles_in_vectors(perm) else sides
 
 
 def tiles_in_vectors(perm: Permutation) -> bool:
@@ -135,11 +155,17 @@ def words_config(sides: Sides) -> PermuteWordsConfig:
     to what is left of its 2,048 words, then rows up to what is left of them."""
     rows, words, warps = WORDS_TILE
     tile = rows * words
-    words_b = -(-sides.size_b // (4 // sides.word))
     block_a = min(max(4, _pow2_at_least(sides.size_a)), rows)
-    block_cw = min(_pow2_at_least(words_b), tile // block_a, MAX_BLOCK)
+    block_cw = min(_pow2_at_least(_words_along_b(sides)[2]), tile // block_a, MAX_BLOCK)
     block_a = min(max(4, _pow2_at_least(sides.size_a)), max(4, tile // block_cw), MAX_BLOCK)
     return PermuteWordsConfig(block_a, block_cw, warps)
+
+
+def _words_along_b(sides: Sides) -> tuple[int, int, int]:
+    """(elements a segment, words a segment, words in all) along B in permute_words."""
+    seg_len = math.prod(x.extent for x in sides.b[:segment_axes(sides.b)])
+    seg_words = -(-seg_len // (4 // sides.word))
+    return seg_len, seg_words, sides.size_b // seg_len * seg_words
 
 
 def natural_word(perm: Permutation) -> int:
@@ -266,29 +292,33 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
 
     if sides is None:
         raise ValueError("PermuteWordsConfig: the permutation is not one permute_words takes (engine.permute."
-                         "words_sides: 1-byte elements, positive strides, B's first axis of unit stride and 16 bytes "
-                         "or more, at most four rest axes, element tiles that do not move 16-byte vectors)")
+                         "words_sides: 1-byte elements, positive strides, B's first axis of unit stride, 16 bytes or "
+                         f"more along B in segments of {SEGMENT_MIN} or more, at most four rest axes, element tiles "
+                         "that do not move 16-byte vectors)")
     size = perm.itemsize
     a, b, rest = sides.a, sides.b, sides.rest
     out_words = sides.size_a * size % 4 == 0
+    segments = b[segment_axes(b):]  # B's axes past its first segment: where each segment starts
+    seg_len, seg_words, words_b = _words_along_b(sides)
     if config is None:
         config = words_config(sides)
         reason = reason or (f"general permutation of {size}-byte elements in 32-bit words: tile sides of {len(a)} "
-                            f"and {len(b)} axes ({sides.size_a} x {sides.size_b}), {len(rest)} more axes, output "
-                            + ("words" if out_words else "element by element"))
+                            f"and {len(b)} axes ({sides.size_a} x {sides.size_b}, segments of {seg_len}), "
+                            f"{len(rest)} more axes, output " + ("words" if out_words else "element by element"))
     tiles_a = math.ceil(sides.size_a / config.block_a)
-    tiles_b = math.ceil(-(-sides.size_b // (4 // size)) / config.block_cw)
+    tiles_b = math.ceil(words_b / config.block_cw)
     programs = math.prod(x.extent for x in rest) * tiles_a * tiles_b
     nbytes = (sum((x.extent - 1) * x.in_stride for x in (*a, *b, *rest)) + 1) * size
     wide = max(nbytes, perm.elements * size) + 4 * config.block_cw >= engine_plan.WIDE_FROM or \
         programs >= engine_plan.WIDE_FROM
-    in_words = all(x.in_stride * size % 4 == 0 for x in (*a, *rest))
+    in_words = all(x.in_stride * size % 4 == 0 for x in (*a, *segments, *rest))
     na_in = 1 if chained(a) else len(a)
     ints = (*_pad([x.extent for x in a[:-1]], 2), *_pad([x.in_stride for x in a], 3),
             *_pad([x.extent for x in b[:-1]], 2), *_pad([x.out_stride for x in b], 3),
+            seg_len, seg_words, *_pad([x.extent for x in segments[:1]], 1), *_pad([x.in_stride for x in segments], 2),
             *_pad([x.extent for x in rest[:-1]], 3), *_pad([x.in_stride for x in rest], 4),
             *_pad([x.out_stride for x in rest], 4), sides.size_a, sides.size_b, tiles_a, tiles_b, nbytes)
-    constexprs = {"NA_IN": na_in, "NB": len(b), "NR": len(rest), "BLOCK_A": config.block_a,
+    constexprs = {"NA_IN": na_in, "NB": len(b), "NS": len(segments), "NR": len(rest), "BLOCK_A": config.block_a,
                   "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT_WORDS": out_words, "WIDE": wide,
                   "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
     plan = EnginePlan(perm, config, 4, reason or "given")

@@ -14,10 +14,12 @@ units along the output's next axis: the store is one contiguous span of the outp
 input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT. A unit
 longer than BLOCK is moved in pieces of BLOCK words, a plain copy of contiguous spans.
 
-permute_words: 1- and 2-byte elements whose side B lies end to end in the input, moved as 32-bit words: each row of
-the tile (one index of A) is read along B as the aligned words that hold it, two neighbours funnel-shifted into each
-word where the row starts inside one; byte permutes regroup 4 (2) rows into output words, stored whole where side A
-spans whole words of the output, else element by element (the transpose's words kernel, with a permutation's rows).
+permute_words: 1- and 2-byte elements whose side B starts with a unit stride, moved as 32-bit words: each row of
+the tile (one index of A) is read along B as the aligned words that hold it, segment by segment (B's leading axes
+that lie end to end in the input; its other axes say where each segment starts), two neighbours funnel-shifted into
+each word where a segment starts inside one; byte permutes regroup 4 (2) rows into output words, stored whole where
+side A spans whole words of the output, else element by element (the transpose's words kernel, with a permutation's
+rows).
 """
 
 from __future__ import annotations
@@ -139,43 +141,53 @@ def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, 
 @triton.jit
 def permute_words(x_ptr, out_ptr,
                   ea0, ea1, ia0, ia1, ia2,
-                  eb0, eb1, ob0, ob1, ob2,
+                  eb0, eb1, ob0, ob1, ob2, seg_len, seg_words, es0, is0, is1,
                   er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
                   size_a, size_b, tiles_a, tiles_b, nbytes,
-                  NA_IN: tl.constexpr, NB: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
+                  NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
                   BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT_WORDS: tl.constexpr,
                   WIDE: tl.constexpr, ASM: tl.constexpr):
     """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
-    E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. IN_WORDS: every row
-    starts at a whole word. OUT_WORDS: A spans whole words of the output (size_a a multiple of 4 // E)."""
+    E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
+    segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
+    words), then NS more axes (extent es0 of the first; input strides is0, is1) that say where each segment starts.
+    IN_WORDS: every segment starts at a whole word. OUT_WORDS: A spans whole words of the output (size_a a multiple of
+    4 // E)."""
     PACK: tl.constexpr = 4 // E
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)  # WIDE: 2**31 bytes or more in the input or output
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     cw = tb * BLOCK_CW + tl.arange(0, BLOCK_CW)
-    start = (in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)) * E  # byte of each row's first element of B
-    ok = (a < size_a)[:, None] & (cw < (size_b + PACK - 1) // PACK)[None, :]
+    row = in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)  # each row's first element of B
+    if NS == 0:  # one segment: all of B
+        seg, w = 0, cw
+        start = (row * E)[:, None]  # byte where each row's segment starts
+    else:
+        seg = cw // seg_words
+        w = cw - seg * seg_words
+        start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS)[None, :]) * E)
+    ok = (a < size_a)[:, None] & (cw < (size_b // seg_len) * seg_words)[None, :]
     q = start // 4
-    at = q[:, None] + cw[None, :]
+    at = q + w[None, :]
     v = tl.load(x_ptr + at, mask=ok, other=0).to(tl.uint32, bitcast=True)
     if not IN_WORDS:
         s = (start - 4 * q).to(tl.uint32)
-        hi = tl.load(x_ptr + at + 1, mask=ok & (s[:, None] > 0) & (at * 4 + 4 < nbytes), other=0)
-        v = _funnel_shift(v, hi.to(tl.uint32, bitcast=True), s[:, None], ASM)
+        hi = tl.load(x_ptr + at + 1, mask=ok & (s > 0) & (at * 4 + 4 < nbytes), other=0)
+        v = _funnel_shift(v, hi.to(tl.uint32, bitcast=True), s, ASM)
     if OUT_WORDS:
         BLOCK_G: tl.constexpr = BLOCK_A // PACK
         w0, w1, w2, w3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
         for k in tl.static_range(PACK):
-            c = cw * PACK + k
+            c = seg * seg_len + w * PACK + k  # B's element
             at_out = ((out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB)) // PACK)[None, :] + g[:, None]
             tl.store(out_ptr + at_out, _pick(k, w0, w1, w2, w3).to(tl.int32, bitcast=True),
-                     mask=(g * PACK < size_a)[:, None] & (c < size_b)[None, :])
+                     mask=(g * PACK < size_a)[:, None] & ((w * PACK + k < seg_len) & (c < size_b))[None, :])
     else:
         items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
-            c = cw * PACK + k
+            c = seg * seg_len + w * PACK + k
             item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
             tl.store(items + (out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB))[None, :] + a[:, None], item,
-                     mask=(a < size_a)[:, None] & (c < size_b)[None, :])
+                     mask=(a < size_a)[:, None] & ((w * PACK + k < seg_len) & (c < size_b))[None, :])
