@@ -148,9 +148,9 @@ bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), 
 rectangular.SMALL_BYTES = 16 << 20
 
 # general permutations: tiles, bytes in words (permute_words: output in words and element by element, rows at words
-# and funnel-shifted), and units contiguous on both sides moved whole (permute_runs) with the planner's block,
-# with blocks of one or a few units or of pieces of one, and with 64-bit offsets; strided, reversed, and one element
-# past a whole word
+# and funnel-shifted, B cut or in segments), units contiguous on both sides moved whole (permute_runs) with the
+# planner's block, with blocks of one or a few units or of pieces of one, and with 64-bit offsets, and units in
+# shifted words (permute_runs_words); strided, reversed, and one element past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
 from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
 
@@ -173,9 +173,12 @@ def wrong_plan(perm, word: int, config, wide: bool, x: torch.Tensor, want: torch
 
 
 for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 30, 36), (1, 0, 2), torch.int8),
-                           ((10, 3, 6, 18), (2, 1, 3, 0), torch.int8), ((12, 3, 6, 19), (2, 1, 3, 0), torch.int8),
-                           ((6, 7, 9, 20), (1, 0, 3, 2), torch.int8),
+                           ((17, 3, 6, 18), (2, 1, 3, 0), torch.int8), ((20, 3, 6, 19), (2, 1, 3, 0), torch.int8),
+                           ((6, 7, 16, 20), (1, 0, 3, 2), torch.int8), ((6, 7, 9, 20), (1, 0, 3, 2), torch.int8),
                            ((3, 2, 3, 2, 5, 17), (4, 0, 1, 2, 5, 3), torch.int8),
+                           ((3, 9, 16, 11, 5), (1, 3, 0, 4, 2), torch.int8),
+                           ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), torch.int8),
+                           ((124, 3, 33), (1, 0, 2), torch.int8), ((5, 40, 7), (1, 0, 2), torch.int8),
                            ((9, 33, 65), (1, 0, 2), torch.int32), ((6, 5, 7, 40), (2, 0, 1, 3), torch.float16),
                            ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128)):
     size = torch.empty((), dtype=dtype).element_size()
@@ -190,7 +193,7 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
     perm = canonical_permutation(shape, tuple(st * size for st in full.stride()), size, axes)
     if not isinstance(perm, Permutation):
         continue
-    word = engine_permute.natural_word(perm)
+    word = engine_permute.widest_word(perm)  # the tiles' and permute_runs' word
     if engine_permute.words_ok(perm):  # bytes in words: small tiles, 64-bit offsets
         want = bits(full.permute(axes))
         for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),
@@ -198,6 +201,16 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
             if wrong_plan(perm, 4, config, wide, full, want):
                 bad += 1
                 print("WRONG words", shape, axes, config, wide)
+    unit_bytes = engine_permute.element_bytes(perm)
+    one = max(4, 1 << ((unit_bytes + 6) // 4 - 1).bit_length())  # the least block that holds a unit
+    if engine_permute.shifted_runs_fit(perm, one):  # units in shifted words: one a program, more, 64-bit offsets
+        want = bits(full.permute(axes))
+        for config, wide in ((engine_permute.ShiftedRunsConfig(one, 1), False),
+                             (engine_permute.ShiftedRunsConfig(2 * one, 2), False),
+                             (engine_permute.ShiftedRunsConfig(), True)):
+            if wrong_plan(perm, 4, config, wide, full, want):
+                bad += 1
+                print("WRONG shifted runs", shape, axes, dtype, config, wide)
     if engine_permute.has_unit(perm, word):
         unit = engine_permute.element_bytes(perm) // word
         want = bits(full.permute(axes))

@@ -115,7 +115,11 @@ def run_engine(x: np.ndarray, axes, config=None, wide: bool = False) -> np.ndarr
 
     p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
     assert isinstance(p, Permutation), p
-    word = permute.natural_word(p)
+    if isinstance(config, (permute.PermuteConfig, permute.RunsConfig)):  # these move the widest word
+        word = permute.widest_word(p)
+    else:  # the words kernels move 32-bit words
+        word = 4 if isinstance(config, (permute.PermuteWordsConfig, permute.ShiftedRunsConfig)) else \
+            permute.natural_word(p)
     saved = engine_plan.WIDE_FROM
     engine_plan.WIDE_FROM = 0 if wide else saved
     try:
@@ -185,7 +189,7 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
     want = reference(x, axes)
     p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
-    word = permute.natural_word(p)
+    word = permute.widest_word(p)
     unit = permute.element_bytes(p) // word
     default = permute.build(p, word).config
     assert isinstance(default, permute.RunsConfig) == (permute.element_bytes(p) >= permute.RUN_MIN)
@@ -197,6 +201,57 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
     pieces = permute.build(p, word, permute.RunsConfig(16, 1)).pieces[0][2].constexprs["CHUNKS"]
     assert pieces == -(-unit // 16)
+
+
+SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, in shifted words (permute_runs_words)
+    ((5, 40, 7), (1, 0, 2), np.uint8, None),  # 7 bytes: most words straddle two units
+    ((3, 4, 5, 47), (2, 0, 1, 3), np.uint8, None),  # 47 bytes, two rest axes
+    ((2, 3, 2, 3, 2, 5), (4, 3, 2, 1, 0, 5), np.int8, None),  # 5 bytes, four rest axes
+    ((6, 9, 13), (1, 0, 2), np.uint8, (2, 1, 1)),  # strided outer axes
+    ((4, 5, 2, 9), (2, 0, 1, 3), np.int16, None),  # 2-byte elements, 18 bytes
+    ((3, 7, 6), (1, 0, 2), np.uint8, None),  # 6 bytes, which 2-byte words divide
+    ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 bytes
+    ((124, 3, 33), (1, 0, 2), np.uint8, None),  # the planner's: 33 bytes, 124 of them fill a program
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps", SHIFTED_CASES, ids=str)
+def test_shifted_runs_kernel(shape, axes, dtype, steps, rng):
+    from cornerturn.engine import permute
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    want = reference(x, axes)
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    one = max(4, 1 << ((permute.element_bytes(p) + 6) // 4 - 1).bit_length())  # the least block holding a unit
+    assert permute.shifted_runs_fit(p, one)
+    configs = [permute.ShiftedRunsConfig(one, 1), permute.ShiftedRunsConfig(2 * one, 2)]
+    if permute.shifted_runs_ok(p):  # the planner's own
+        assert permute.natural_word(p) == 4 and isinstance(permute.build(p, 4).config, permute.ShiftedRunsConfig)
+        configs.append(None)
+    for config in configs:
+        assert_bits_equal(run_engine(x, axes, config), want)
+    assert_bits_equal(run_engine(x, axes, permute.ShiftedRunsConfig(one, 1), wide=True), want)
+    assert isinstance(permute.build(p, 1).config, (permute.PermuteConfig, permute.RunsConfig))  # narrowed
+
+
+def test_shifted_runs_rule():
+    from cornerturn.engine import permute
+
+    assert permute.shifted_runs_ok(canon((124, 3, 33), (1, 0, 2), 1))  # 33 bytes, 124 fill a program
+    assert not permute.shifted_runs_ok(canon((123, 3, 33), (1, 0, 2), 1))  # a program not full
+    assert not permute.shifted_runs_ok(canon((124, 3, 36), (1, 0, 2), 1))  # 4-byte words divide it: permute_runs
+    assert not permute.shifted_runs_ok(canon((124, 3, 34), (1, 0, 2), 1))  # 2-byte words: element tiles
+    assert not permute.shifted_runs_ok(canon((140, 3, 31), (1, 0, 2), 1))  # shorter: element tiles
+    assert not permute.shifted_runs_ok(canon((40, 3, 129), (1, 0, 2), 1))  # longer: permute_runs
+    assert not permute.shifted_runs_ok(canon((124, 3, 17), (1, 0, 2), 2))  # 2-byte elements
+    assert not permute.shifted_runs_fit(canon((3, 4, 5, 3), (2, 0, 1, 3), 1), 1024)  # 3 bytes
+    assert not permute.shifted_runs_fit(canon((2,) * 6 + (5,), (5, 4, 3, 2, 1, 0, 6), 1), 1024)  # five more axes
+    assert not permute.shifted_runs_fit(canonical_permutation((5, 6, 7), (42, -7, 1), 1, (1, 0, 2)), 1024)
+    assert not permute.shifted_runs_fit(canon((3, 4, 4100), (1, 0, 2), 1), 1024)  # a unit past a program's block
+    with pytest.raises(ValueError, match="not one permute_runs_words takes"):
+        permute.build(canon((3, 4, 47), (1, 0, 2), 1), 4, permute.ShiftedRunsConfig(8, 1))  # 29 bytes a program
+    with pytest.raises(ValueError, match="power of two"):
+        permute.ShiftedRunsConfig(12)
 
 
 WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved in 32-bit words (permute_words)
@@ -222,7 +277,7 @@ def test_words_kernel(shape, axes, dtype, steps, rng, monkeypatch):
     from cornerturn.engine import permute
 
     monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # the kernel on segments and sides A shorter than the planner's
-    monkeypatch.setattr(permute, "SEGMENT_MIN_A", 1)
+    monkeypatch.setattr(permute, "WORDS_MIN_A", 1)
 
     x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
     want = reference(x, axes)
@@ -245,14 +300,16 @@ def test_words_modes_and_rule():
         p = canonical_permutation(shape, strides, itemsize, axes)
         return permute.build(p, permute.natural_word(p)).pieces[0][2].constexprs
 
-    assert launch((10, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is False  # 10 bytes of A
-    assert launch((12, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is True
-    assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
-    assert launch((6, 7, 9, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
-    assert launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NB"] == 1 and launch((6, 7, 9, 19), (1, 0, 3, 2), 1)["NR"] == 2
+    assert launch((17, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is False  # 17 bytes of A
+    assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is True
+    assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
+    assert launch((6, 7, 16, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
+    cut = launch((6, 7, 16, 19), (1, 0, 3, 2), 1)  # B cut to its first axis, the other joins the rest
+    assert cut["NB"] == 1 and cut["NR"] == 2
     seg = launch((3, 9, 16, 11, 5), (1, 3, 0, 4, 2), 1)  # B of 5 bytes, then 11 x 5, then 9: cut, 5 bytes along B
     assert seg["NB"] == 3 and seg["NS"] == 1  # so segments of B's first two axes (55 bytes), the third says where
-    assert not permute.words_ok(canon((3, 9, 15, 11, 5), (1, 3, 0, 4, 2), 1))  # segments need 16 bytes along A
+    assert not permute.words_ok(canon((3, 9, 15, 11, 5), (1, 3, 0, 4, 2), 1))  # words need 16 bytes along A
+    assert not permute.words_ok(canon((6, 7, 15, 19), (1, 0, 3, 2), 1))  # with B cut too
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["IN_WORDS"] is True
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["NS"] == 2
     assert launch((5, 20, 35), (2, 1, 0), 1)["NS"] == 0

@@ -57,6 +57,54 @@ class RunsConfig:
         return f"runs{self.block}-w{self.num_warps}"
 
 
+@dataclass(frozen=True)
+class ShiftedRunsConfig:
+    """A permute_runs_words launch: programs storing up to `block` 32-bit words (as many whole units as fit in
+    4 block - 3 bytes), num_warps warps."""
+
+    block: int = 1024
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        if self.block < 4 or self.block > 8 * MAX_BLOCK or self.block & (self.block - 1):
+            raise ValueError(f"ShiftedRunsConfig.block: must be a power of two in 4..{8 * MAX_BLOCK}, got {self.block}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"ShiftedRunsConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+
+    @property
+    def name(self) -> str:
+        return f"sruns{self.block}-w{self.num_warps}"
+
+
+SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then straddles at most two units)
+# The planner's rule for permute_runs_words: 1-byte elements in units of 32-127 bytes that only 1-byte words divide
+# (with the strides), the next axis long enough to fill a program. Against the element tiles such units ran at
+# 1.17x-2.39x (26 cases; the last 12 on seeds drawn after the rule was set); units that 2-byte words divide at
+# 0.70x-1.39x, 2-byte elements at 0.72x-1.21x, shorter units at 0.91x-1.25x, longer ones at 0.68x-0.95x against
+# permute_runs in 2-byte words, and programs that the next axis fills to a third or less at 0.01x-0.52x (H100,
+# 2026-11-25, scripts/permute_shifted_probe.py, docs/permute.md).
+SHIFTED_UNITS = (32, RUN_MIN)
+
+
+def shifted_runs_fit(perm: Permutation, block: int) -> bool:
+    """Whether permute_runs_words can move the permutation with programs of `block` words: a unit contiguous on both
+    sides of SHIFTED_UNIT_MIN bytes or more and at most 4 block - 3 (a program holds whole units), positive strides,
+    at most REST_IN_LAUNCH axes besides the unit's and the next one (one launch, whose pointers stay 4-byte
+    aligned)."""
+    unit = element_bytes(perm)
+    return (unit != perm.itemsize and SHIFTED_UNIT_MIN <= unit <= 4 * block - 3 and min(perm.in_strides) > 0
+            and len(perm.extents) - 2 <= REST_IN_LAUNCH)
+
+
+def shifted_runs_ok(perm: Permutation) -> bool:
+    """Whether the planner takes permute_runs_words: 1-byte elements in units of SHIFTED_UNITS bytes that no 2-byte
+    word divides together with the strides, whose next axis fills the default program (see SHIFTED_UNITS)."""
+    unit = element_bytes(perm)
+    block = ShiftedRunsConfig().block
+    return (perm.itemsize == 1 and SHIFTED_UNITS[0] <= unit < SHIFTED_UNITS[1] and widest_word(perm) == 1
+            and shifted_runs_fit(perm, block) and perm.extents[-2] >= (4 * block - 3) // unit)
+
+
 def runs_ok(perm: Permutation, word: int) -> bool:
     """Whether permute_runs takes the permutation in `word`-byte words: a unit contiguous on both sides of RUN_MIN
     bytes or more, two words or more. Shorter units keep the tiles, whose loads also walk the input's next axis
@@ -97,7 +145,7 @@ class PermuteWordsConfig:
 WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
 WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
 SEGMENT_MIN = 8  # bytes a segment of B needs (its leading axes that lie end to end in the input)
-SEGMENT_MIN_A = 16  # bytes along A that B in segments needs
+WORDS_MIN_A = 16  # bytes along A that permute_words needs
 
 
 def segment_axes(b: tuple[Axis, ...]) -> int:
@@ -110,18 +158,19 @@ def segment_axes(b: tuple[Axis, ...]) -> int:
 
 def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
-    shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
-    at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element
-    tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the input, B is cut to
-    its first axis (the others join the rest) if that leaves WORDS_MIN_B bytes along B and at most REST_IN_LAUNCH
-    rest axes; otherwise B is read in segments of `segment_min` (SEGMENT_MIN) bytes or more (segment_axes), several a
-    tile, where A spans SEGMENT_MIN_A bytes or more.
-    2-byte elements keep the element tiles: in words they ran at 64% of the copy in geometric mean against 71%
-    (H100, 2026-11-25, docs/permute.md)."""
+    shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_A bytes or more along A
+    and WORDS_MIN_B along B; at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and
+    not where the element tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the
+    input, B is cut to its first axis (the others join the rest) if that leaves WORDS_MIN_B bytes along B and at most
+    REST_IN_LAUNCH rest axes; otherwise B is read in segments of `segment_min` (SEGMENT_MIN) bytes or more
+    (segment_axes), several a tile. With under WORDS_MIN_A bytes along A the words' tiles were small (64-512 words
+    where B was cut) and ran behind the element tiles in 15 of 22 cases, at 0.21x-0.48x in six (H100, 2026-11-25,
+    docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of the copy in geometric mean
+    against 71% (H100, 2026-11-25, docs/permute.md)."""
     if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
-    if sides.b[0].in_stride != 1:
+    if sides.b[0].in_stride != 1 or sides.size_a * perm.itemsize < WORDS_MIN_A:
         return None
     if not chained(sides.b):
         rest = tuple(sorted((*sides.b[1:], *sides.rest), key=lambda x: x.out_stride))
@@ -132,8 +181,6 @@ def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | No
     if segment_min is None:
         segment_min = SEGMENT_MIN
     if len(sides.rest) > REST_IN_LAUNCH or sides.size_b < WORDS_MIN_B or segment < segment_min:
-        return None
-    if segment < sides.size_b * perm.itemsize and sides.size_a * perm.itemsize < SEGMENT_MIN_A:
         return None
     return None if tiles_in_vectors(perm) else sides
 
@@ -169,9 +216,10 @@ def _words_along_b(sides: Sides) -> tuple[int, int, int]:
 
 
 def natural_word(perm: Permutation) -> int:
-    """4 where permute_words takes the permutation (its plans move 32-bit words; engine.runtime narrows them where an
-    address is not 4-byte aligned), else the widest word dividing the unit and every stride."""
-    return 4 if words_ok(perm) else widest_word(perm)
+    """4 where permute_words or permute_runs_words takes the permutation (their plans move 32-bit words;
+    engine.runtime narrows them where an address is not 4-byte aligned), else the widest word dividing the unit and
+    every stride."""
+    return 4 if words_ok(perm) or shifted_runs_ok(perm) else widest_word(perm)
 
 
 # The tile (A words, B words, warps) per word size. Words of 1 and 2 bytes: the best of five tiles by geometric mean
@@ -326,12 +374,44 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
     return plan
 
 
-def build(perm: Permutation, word: int, config: PermuteConfig | RunsConfig | PermuteWordsConfig | None = None,
+def _build_shifted_runs(perm: Permutation, config: ShiftedRunsConfig | None, reason: str | None) -> EnginePlan:
+    """The permute_runs_words plan: units in bytes along the output's next axis, the rest axes in the launch."""
+    from .permute_kernel import permute_runs_words
+
+    if config is None:
+        config = ShiftedRunsConfig()
+    if not shifted_runs_fit(perm, config.block):
+        raise ValueError("ShiftedRunsConfig: the permutation is not one permute_runs_words takes (engine.permute."
+                         f"shifted_runs_fit: a unit of {SHIFTED_UNIT_MIN} bytes or more contiguous on both sides, at "
+                         f"most {4 * config.block - 3} bytes, positive strides, at most four more axes)")
+    axes = word_axes(perm, 1)  # outermost first, the unit's bytes last
+    unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
+    runs = (4 * config.block - 3) // unit
+    reason = reason or (f"general permutation: units of {unit} bytes contiguous on both sides, {runs} a program in "
+                        f"funnel-shifted 32-bit words, along an axis of {one.extent}, {len(rest)} more axes")
+    tiles_1 = math.ceil(one.extent / runs)
+    programs = math.prod(axis.extent for axis in rest) * tiles_1
+    nbytes = sum((x.extent - 1) * x.in_stride for x in (one, *rest)) + unit
+    wide = max(nbytes, perm.elements * perm.itemsize) + 4 * config.block >= engine_plan.WIDE_FROM or \
+        programs >= engine_plan.WIDE_FROM
+    ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
+            *_pad([x.in_stride for x in rest], 4), nbytes)
+    constexprs = {"NR": len(rest), "UNIT": unit, "RUNS": runs, "BLOCK_W": config.block, "WIDE": wide,
+                  "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+    plan = EnginePlan(perm, config, 4, reason)
+    plan.pieces.append((0, 0, Launch(permute_runs_words, programs, ints, constexprs, config.num_warps, 4)))
+    return plan
+
+
+def build(perm: Permutation, word: int,
+          config: PermuteConfig | RunsConfig | PermuteWordsConfig | ShiftedRunsConfig | None = None,
           reason: str | None = None) -> EnginePlan:
     words = isinstance(config, PermuteWordsConfig) or (config is None and word == 4)
     sides = words_sides(perm) if words else None
     if isinstance(config, PermuteWordsConfig) or sides is not None:
         return _build_words(perm, sides, config, reason)
+    if isinstance(config, ShiftedRunsConfig) or (config is None and word == 4 and shifted_runs_ok(perm)):
+        return _build_shifted_runs(perm, config, reason)
     if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
         return _build_runs(perm, word, config, reason)
     sides = split(perm, word, max(16, SIDE_BYTES // word))
