@@ -211,7 +211,8 @@ SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, 
     ((4, 5, 2, 9), (2, 0, 1, 3), np.int16, None),  # 2-byte elements, 18 bytes
     ((3, 7, 6), (1, 0, 2), np.uint8, None),  # 6 bytes, which 2-byte words divide
     ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 bytes
-    ((124, 3, 33), (1, 0, 2), np.uint8, None),  # the planner's: 33 bytes, 124 of them fill a program
+    ((124, 3, 33), (1, 0, 2), np.uint8, None),  # the planner's: 33 bytes, 124 of them a program
+    ((7, 5, 9, 35), (2, 1, 0, 3), np.uint8, None),  # the planner's: a program's units span the rest axes
 ]
 
 
@@ -237,8 +238,8 @@ def test_shifted_runs_kernel(shape, axes, dtype, steps, rng):
 def test_shifted_runs_rule():
     from cornerturn.engine import permute
 
-    assert permute.shifted_runs_ok(canon((124, 3, 33), (1, 0, 2), 1))  # 33 bytes, 124 fill a program
-    assert not permute.shifted_runs_ok(canon((123, 3, 33), (1, 0, 2), 1))  # a program not full
+    assert permute.shifted_runs_ok(canon((124, 3, 33), (1, 0, 2), 1))  # 33 bytes, 124 a program
+    assert permute.shifted_runs_ok(canon((7, 3, 33), (1, 0, 2), 1))  # a program's units span values of axis 0
     assert not permute.shifted_runs_ok(canon((124, 3, 36), (1, 0, 2), 1))  # 4-byte words divide it: permute_runs
     assert not permute.shifted_runs_ok(canon((124, 3, 34), (1, 0, 2), 1))  # 2-byte words: element tiles
     assert not permute.shifted_runs_ok(canon((140, 3, 31), (1, 0, 2), 1))  # shorter: element tiles
@@ -308,8 +309,9 @@ def test_words_modes_and_rule():
     assert cut["NB"] == 1 and cut["NR"] == 2
     seg = launch((3, 9, 16, 11, 5), (1, 3, 0, 4, 2), 1)  # B of 5 bytes, then 11 x 5, then 9: cut, 5 bytes along B
     assert seg["NB"] == 3 and seg["NS"] == 1  # so segments of B's first two axes (55 bytes), the third says where
-    assert not permute.words_ok(canon((3, 9, 15, 11, 5), (1, 3, 0, 4, 2), 1))  # words need 16 bytes along A
-    assert not permute.words_ok(canon((6, 7, 15, 19), (1, 0, 3, 2), 1))  # with B cut too
+    assert not permute.words_ok(canon((3, 9, 15, 11, 5), (1, 3, 0, 4, 2), 1))  # segments need 16 bytes along A
+    assert not permute.words_ok(canon((6, 7, 15, 19), (1, 0, 3, 2), 1))  # and so does B cut
+    assert permute.words_ok(canon((10, 5, 40, 18), (2, 1, 3, 0), 1))  # B end to end: 10 bytes along A will do
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["IN_WORDS"] is True
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["NS"] == 2
     assert launch((5, 20, 35), (2, 1, 0), 1)["NS"] == 0

@@ -78,11 +78,12 @@ class ShiftedRunsConfig:
 
 SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then straddles at most two units)
 # The planner's rule for permute_runs_words: 1-byte elements in units of 32-127 bytes that only 1-byte words divide
-# (with the strides), the next axis long enough to fill a program. Against the element tiles such units ran at
-# 1.17x-2.39x (26 cases; the last 12 on seeds drawn after the rule was set); units that 2-byte words divide at
-# 0.70x-1.39x, 2-byte elements at 0.72x-1.21x, shorter units at 0.91x-1.25x, longer ones at 0.68x-0.95x against
-# permute_runs in 2-byte words, and programs that the next axis fills to a third or less at 0.01x-0.52x (H100,
-# 2026-11-25, scripts/permute_shifted_probe.py, docs/permute.md).
+# (with the strides). Against the element tiles such units ran at 1.17x-2.39x where programs went along the next axis
+# only and it filled them (26 cases; programs it filled to a third or less ran at 0.01x-0.52x), and at 1.18x-3.50x
+# once programs span the rest axes too (28 cases of seeds drawn after the rule was set); units that 2-byte words
+# divide ran at 0.70x-1.39x, 2-byte elements at 0.72x-1.21x, shorter units at 0.91x-1.25x, longer ones at
+# 0.68x-0.95x against permute_runs in 2-byte words (H100, 2026-11-25, scripts/permute_shifted_probe.py,
+# docs/permute.md).
 SHIFTED_UNITS = (32, RUN_MIN)
 
 
@@ -98,11 +99,10 @@ def shifted_runs_fit(perm: Permutation, block: int) -> bool:
 
 def shifted_runs_ok(perm: Permutation) -> bool:
     """Whether the planner takes permute_runs_words: 1-byte elements in units of SHIFTED_UNITS bytes that no 2-byte
-    word divides together with the strides, whose next axis fills the default program (see SHIFTED_UNITS)."""
+    word divides together with the strides (see SHIFTED_UNITS)."""
     unit = element_bytes(perm)
-    block = ShiftedRunsConfig().block
     return (perm.itemsize == 1 and SHIFTED_UNITS[0] <= unit < SHIFTED_UNITS[1] and widest_word(perm) == 1
-            and shifted_runs_fit(perm, block) and perm.extents[-2] >= (4 * block - 3) // unit)
+            and shifted_runs_fit(perm, ShiftedRunsConfig().block))
 
 
 def runs_ok(perm: Permutation, word: int) -> bool:
@@ -158,21 +158,24 @@ def segment_axes(b: tuple[Axis, ...]) -> int:
 
 def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
-    shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_A bytes or more along A
-    and WORDS_MIN_B along B; at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and
-    not where the element tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the
-    input, B is cut to its first axis (the others join the rest) if that leaves WORDS_MIN_B bytes along B and at most
-    REST_IN_LAUNCH rest axes; otherwise B is read in segments of `segment_min` (SEGMENT_MIN) bytes or more
-    (segment_axes), several a tile. With under WORDS_MIN_A bytes along A the words' tiles were small (64-512 words
-    where B was cut) and ran behind the element tiles in 15 of 22 cases, at 0.21x-0.48x in six (H100, 2026-11-25,
-    docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of the copy in geometric mean
-    against 71% (H100, 2026-11-25, docs/permute.md)."""
+    shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
+    at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element
+    tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the input, A needs
+    WORDS_MIN_A bytes or more, and B is cut to its first axis (the others join the rest) if that leaves WORDS_MIN_B
+    bytes along B and at most REST_IN_LAUNCH rest axes, else read in segments of `segment_min` (SEGMENT_MIN) bytes
+    or more (segment_axes), several a tile. Such B with under WORDS_MIN_A bytes along A made small tiles (64-512
+    words where B was cut) that ran behind the element tiles in 15 of 22 cases, at 0.21x-0.48x in six; where B lies
+    end to end the two such cases measured ran ahead (1.13x, 1.85x; H100, 2026-11-25, docs/permute.md). 2-byte
+    elements keep the element tiles: in words they ran at 64% of the copy in geometric mean against 71% (H100,
+    2026-11-25, docs/permute.md)."""
     if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
-    if sides.b[0].in_stride != 1 or sides.size_a * perm.itemsize < WORDS_MIN_A:
+    if sides.b[0].in_stride != 1:
         return None
     if not chained(sides.b):
+        if sides.size_a * perm.itemsize < WORDS_MIN_A:
+            return None
         rest = tuple(sorted((*sides.b[1:], *sides.rest), key=lambda x: x.out_stride))
         cut = Sides(sides.word, sides.a, sides.b[:1], rest)
         if cut.size_b >= WORDS_MIN_B and len(rest) <= REST_IN_LAUNCH:
@@ -389,15 +392,15 @@ def _build_shifted_runs(perm: Permutation, config: ShiftedRunsConfig | None, rea
     runs = (4 * config.block - 3) // unit
     reason = reason or (f"general permutation: units of {unit} bytes contiguous on both sides, {runs} a program in "
                         f"funnel-shifted 32-bit words, along an axis of {one.extent}, {len(rest)} more axes")
-    tiles_1 = math.ceil(one.extent / runs)
-    programs = math.prod(axis.extent for axis in rest) * tiles_1
+    units = one.extent * math.prod(axis.extent for axis in rest)
+    programs = math.ceil(units / runs)
     nbytes = sum((x.extent - 1) * x.in_stride for x in (one, *rest)) + unit
     wide = max(nbytes, perm.elements * perm.itemsize) + 4 * config.block >= engine_plan.WIDE_FROM or \
         programs >= engine_plan.WIDE_FROM
-    ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
+    ints = (units, one.extent, one.in_stride, *_pad([x.extent for x in rest[:-1]], 3),
             *_pad([x.in_stride for x in rest], 4), nbytes)
-    constexprs = {"NR": len(rest), "UNIT": unit, "RUNS": runs, "BLOCK_W": config.block, "WIDE": wide,
-                  "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+    constexprs = {"NR": len(rest), "UNIT": unit, "RUNS": runs, "RUNS_P2": _pow2_at_least(runs),
+                  "BLOCK_W": config.block, "WIDE": wide, "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
     plan = EnginePlan(perm, config, 4, reason)
     plan.pieces.append((0, 0, Launch(permute_runs_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

@@ -15,9 +15,10 @@ input one stride apart. Lanes are the program's words in order, none idle but th
 longer than BLOCK is moved in pieces of BLOCK words, a plain copy of contiguous spans.
 
 permute_runs_words: units contiguous on both sides whose bytes no wide word divides (47-byte units, say), moved as
-32-bit words: a program's RUNS units along the output's next axis are one contiguous span of the output, stored as
-the whole words inside it, each loaded as the two aligned input words that hold it, funnel-shifted (a word that
-straddles two units takes its bytes from both); the up to 3 + 3 bytes at the span's ends are moved one by one.
+32-bit words: a program's RUNS units, consecutive in the output whichever axes they lie on, are one contiguous span
+of the output, stored as the whole words inside it, each loaded as the two aligned input words that hold it,
+funnel-shifted (a word that straddles two units takes its bytes from both; each unit's start is computed once and
+gathered); the up to 3 + 3 bytes at the span's ends are moved one by one.
 
 permute_words: 1- and 2-byte elements whose side B starts with a unit stride, moved as 32-bit words: each row of
 the tile (one index of A) is read along B as the aligned words that hold it, segment by segment (B's leading axes
@@ -210,37 +211,36 @@ def _shifted_word(x_ptr, src, ok, nbytes, ASM: tl.constexpr):
 
 
 @triton.jit
-def permute_runs_words(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3, nbytes,
-                       NR: tl.constexpr, UNIT: tl.constexpr, RUNS: tl.constexpr, BLOCK_W: tl.constexpr,
-                       WIDE: tl.constexpr, ASM: tl.constexpr):
-    """Units of UNIT bytes along axis 1 (extent e1, input stride s1 bytes) of index r of the rest axes (NR of them,
-    innermost first, output order; input strides in bytes), whose output is C-contiguous: program (r, t) moves units
-    t RUNS onwards, RUNS * UNIT <= 4 BLOCK_W - 3 bytes. x_ptr and out_ptr are 4-byte aligned; the input holds
-    `nbytes` readable bytes from x_ptr."""
+def permute_runs_words(x_ptr, out_ptr, units, e1, s1, er0, er1, er2, ir0, ir1, ir2, ir3, nbytes,
+                       NR: tl.constexpr, UNIT: tl.constexpr, RUNS: tl.constexpr, RUNS_P2: tl.constexpr,
+                       BLOCK_W: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """`units` units of UNIT bytes, in the output's order (C-contiguous): unit f is index f % e1 of axis 1 (input
+    stride s1 bytes) and f // e1 of the rest axes (NR of them, innermost first; input strides in bytes). Program p
+    moves units p RUNS onwards (RUNS <= RUNS_P2, RUNS * UNIT <= 4 BLOCK_W - 3 bytes), whatever rest indices they
+    have. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
         pid = pid.to(tl.int64)
-    t = pid % tiles_1
-    r = pid // tiles_1
-    base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR) + t * RUNS * s1  # the program's first unit
-    span = tl.minimum(e1 - t * RUNS, RUNS) * UNIT  # bytes of the output span
-    start = (r * e1 + t * RUNS) * UNIT  # its first byte in the output
+    f = pid * RUNS + tl.arange(0, RUNS_P2)  # the program's units
+    r = f // e1
+    at = (f - r * e1) * s1 + _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)  # where each starts
+    span = tl.minimum(units - pid * RUNS, RUNS) * UNIT  # bytes of the output span
+    start = pid * RUNS * UNIT  # its first byte in the output
     lead = (4 - start % 4) % 4  # bytes before its first whole word
     b = lead + 4 * tl.arange(0, BLOCK_W)  # the span's byte where each whole word starts
     ok = b + 4 <= span
-    u = b // UNIT
+    u = tl.minimum(b // UNIT, RUNS_P2 - 1)
     p = b - u * UNIT
-    v = _shifted_word(x_ptr, base + u * s1 + p, ok, nbytes, ASM)
+    v = _shifted_word(x_ptr, tl.gather(at, u, 0) + p, ok, nbytes, ASM)
     tail = UNIT - p  # bytes of the word in unit u; under 4: the rest from unit u + 1
     cross = ok & (tail < 4)
-    v1 = _shifted_word(x_ptr, base + (u + 1) * s1 - tail, cross, nbytes, ASM)
+    v1 = _shifted_word(x_ptr, tl.gather(at, tl.minimum(u + 1, RUNS_P2 - 1), 0) - tail, cross, nbytes, ASM)
     k = (8 * tl.minimum(tail, 3)).to(tl.uint32)  # where it crosses: unit u's bits of the word, the low ones
     v = tl.where(cross, ((v << (32 - k)) >> (32 - k)) | ((v1 >> k) << k), v)
     tl.store(out_ptr + (start + b) // 4, v.to(tl.int32, bitcast=True), mask=ok)
     e = tl.arange(0, 8)  # the ends: lead bytes on lanes 0-2, the bytes past the last whole word on lanes 4-6
     eb = tl.where(e < 4, e, lead + (span - lead) // 4 * 4 + e - 4)
     eok = tl.where(e < 4, e < lead, eb < span)
-    ue = eb // UNIT
-    x_bytes = _words_of(x_ptr, 1)
-    item = tl.load(x_bytes + base + ue * s1 + eb - ue * UNIT, mask=eok)
+    ue = tl.minimum(eb // UNIT, RUNS_P2 - 1)
+    item = tl.load(_words_of(x_ptr, 1) + tl.gather(at, ue, 0) + eb - ue * UNIT, mask=eok)
     tl.store(_words_of(out_ptr, 1) + start + eb, item, mask=eok)
