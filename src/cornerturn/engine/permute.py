@@ -163,11 +163,11 @@ def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | No
     tiles move 16 bytes a lane (tiles_in_vectors). Where B's axes do not lie end to end in the input, A needs
     WORDS_MIN_A bytes or more, and B is cut to its first axis (the others join the rest) if that leaves WORDS_MIN_B
     bytes along B and at most REST_IN_LAUNCH rest axes, else read in segments of `segment_min` (SEGMENT_MIN) bytes
-    or more (segment_axes), several a tile. Such B with under WORDS_MIN_A bytes along A made small tiles (64-512
-    words where B was cut) that ran behind the element tiles in 15 of 22 cases, at 0.21x-0.48x in six; where B lies
-    end to end the two such cases measured ran ahead (1.13x, 1.85x; H100, 2026-11-25, docs/permute.md). 2-byte
-    elements keep the element tiles: in words they ran at 64% of the copy in geometric mean against 71% (H100,
-    2026-11-25, docs/permute.md)."""
+    or more (segment_axes), several a tile. Such B with under WORDS_MIN_A bytes along A ran behind the element tiles
+    where B was cut (tiles of 64-512 words; 7 of 8 cases, five at 0.22x-0.43x) and in segments (11 of 16); where B
+    lies end to end short A stays in words (float8 98x301x7x133x11 by (3,1,0,4,2), 7 bytes along A, 1.85x the
+    tiles; H100, 2026-11-25, docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of
+    the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md)."""
     if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
