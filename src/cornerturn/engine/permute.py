@@ -82,7 +82,7 @@ SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then s
 # only and it filled them (26 cases; programs it filled to a third or less ran at 0.01x-0.52x), and at 1.18x-3.50x
 # once programs span the rest axes too (28 cases of seeds drawn after the rule was set); units that 2-byte words
 # divide ran at 0.70x-1.39x, 2-byte elements at 0.72x-1.21x, shorter units at 0.91x-1.25x, longer ones at
-# 0.68x-0.95x against permute_runs in 2-byte words (H100, 2026-11-25, scripts/permute_shifted_probe.py,
+# 0.68x-0.95x against permute_runs in 2-byte words (H100, 2026-11-25, the probe of commit f4da523,
 # docs/permute.md).
 SHIFTED_UNITS = (32, RUN_MIN)
 
