@@ -196,7 +196,8 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
     word = engine_permute.widest_word(perm)  # the tiles' and permute_runs' word
     if engine_permute.words_ok(perm):  # bytes in words: small tiles, 64-bit offsets
         want = bits(full.permute(axes))
-        for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),
+        for config, wide in ((engine_permute.PermuteWordsConfig(4, 2, 1), False),  # runs along A shifted into place
+                             (engine_permute.PermuteWordsConfig(4, 2, 1, "items"), False),  # or element by element
                              (engine_permute.PermuteWordsConfig(8, 4, 2), True), (None, False)):
             if wrong_plan(perm, 4, config, wide, full, want):
                 bad += 1

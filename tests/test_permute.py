@@ -256,7 +256,9 @@ def test_shifted_runs_rule():
 
 
 WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved in 32-bit words (permute_words)
-    ((10, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 10 rows: output element by element; B of three axes
+    ((10, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 10 rows: output shifted or by element; B of three axes
+    ((37, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 37 rows: runs shifted across several tiles of A
+    ((23, 5, 35), (2, 1, 0), np.uint8, (2, 1, 1)),  # A of 23 rows two strides apart
     ((12, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 12: output in words
     ((4, 3, 5, 17), (3, 1, 0, 2), np.uint8, None),  # A of three axes, rows funnel-shifted
     ((6, 7, 9, 19), (1, 0, 3, 2), np.uint8, None),  # B cut to its first axis, the other joins the rest
@@ -286,7 +288,9 @@ def test_words_kernel(shape, axes, dtype, steps, rng, monkeypatch):
     assert permute.words_ok(p) and permute.natural_word(p) == 4
     default = permute.build(p, 4)
     assert isinstance(default.config, permute.PermuteWordsConfig)
-    for config in (None, permute.PermuteWordsConfig(4, 2, 1)):
+    loose = default.pieces[0][2].constexprs["OUT"] != 0  # runs along A that start inside words: both ways
+    items = [permute.PermuteWordsConfig(8, 2, 1, "items")] if loose else []
+    for config in (None, permute.PermuteWordsConfig(4, 2, 1), *items):
         assert_bits_equal(run_engine(x, axes, config), want)
     assert_bits_equal(run_engine(x, axes, permute.PermuteWordsConfig(8, 4, 2), wide=True), want)
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
@@ -301,8 +305,10 @@ def test_words_modes_and_rule():
         p = canonical_permutation(shape, strides, itemsize, axes)
         return permute.build(p, permute.natural_word(p)).pieces[0][2].constexprs
 
-    assert launch((17, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is False  # 17 bytes of A
-    assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_WORDS"] is True
+    assert launch((17, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 2  # 17 bytes of A: element by element
+    assert launch((130, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 1  # 130, B of two axes or more: shifted into place
+    assert launch((131, 3, 300), (2, 1, 0), 1)["OUT"] == 2  # 393, B of one axis: element by element
+    assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 0  # whole words
     assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
     assert launch((6, 7, 16, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
     cut = launch((6, 7, 16, 19), (1, 0, 3, 2), 1)  # B cut to its first axis, the other joins the rest
@@ -332,6 +338,9 @@ def test_words_modes_and_rule():
         permute.build(p, 4, permute.PermuteWordsConfig(4, 4))
     with pytest.raises(ValueError, match="at least 4"):
         permute.PermuteWordsConfig(2, 4)
+    with pytest.raises(ValueError, match="PermuteWordsConfig.out"):
+        permute.PermuteWordsConfig(4, 4, 1, "words")
+    assert permute.PermuteWordsConfig(8, 4, 2, "items").name == "pwords8x4w-w2-items"
 
 
 def test_runs_plans_by_hand():

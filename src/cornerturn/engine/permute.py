@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..problem import Permutation
 from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
 from . import plan as engine_plan
-from .configs import MAX_BLOCK, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
+from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
 from .launch import Launch
 from .plan import EnginePlan, alignment
 
@@ -126,26 +126,37 @@ RUNS_CONFIG = RunsConfig(RUN_BLOCK, 4)
 
 @dataclass(frozen=True)
 class PermuteWordsConfig:
-    """A permute_words launch: block_a rows (indices of A, a multiple of 4) x block_cw 32-bit words along B."""
+    """A permute_words launch: block_a rows (indices of A, a multiple of 4) x block_cw 32-bit words along B. `out`
+    says how the output's runs along A are written where A does not span whole words: as words shifted into place
+    from two groups of rows ("shifted"), or element by element ("items")."""
 
     block_a: int
     block_cw: int
     num_warps: int = 4
+    out: str = "shifted"
 
     def __post_init__(self) -> None:
         check_tile(self, "block_a", "block_cw")
         if self.block_a < 4:
             raise ValueError(f"PermuteWordsConfig.block_a: must be at least 4, got {self.block_a}")
+        if self.out not in OUT_MODES[1:]:
+            raise ValueError(f"PermuteWordsConfig.out: one of {', '.join(OUT_MODES[1:])}, got {self.out!r}")
 
     @property
     def name(self) -> str:
-        return f"pwords{self.block_a}x{self.block_cw}w-w{self.num_warps}"
+        return f"pwords{self.block_a}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
 
 
 WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
 WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
 SEGMENT_MIN = 8  # bytes a segment of B needs (its leading axes that lie end to end in the input)
 WORDS_MIN_A = 16  # bytes along A that permute_words needs
+# Output runs along A that do not span whole words are shifted into place where A holds this many bytes or more and
+# B has two axes or more, else written element by element. Shifted against element by element on 24 cases of seeds
+# 3000-3015: 1.04x-1.51x on the 13 such cases, 0.56x-1.22x (11 cases, 8 behind) on the others; on 32 cases of the
+# fresh seeds 4000-4015 with the rule set, 1.12x in geometric mean on the 18 it shifts (0.98x-1.28x), 0.73x on the 14
+# it does not (11 behind); H100, 2026-11-25, docs/permute.md
+SHIFTED_OUT_MIN_A = 128
 
 
 def segment_axes(b: tuple[Axis, ...]) -> int:
@@ -202,13 +213,15 @@ def words_ok(perm: Permutation) -> bool:
 
 def words_config(sides: Sides) -> PermuteWordsConfig:
     """WORDS_TILE narrowed to the sides as the element tiles are: rows up to its rows (at least 4), words along B up
-    to what is left of its 2,048 words, then rows up to what is left of them."""
+    to what is left of its 2,048 words, then rows up to what is left of them; output runs shifted into place per
+    SHIFTED_OUT_MIN_A."""
     rows, words, warps = WORDS_TILE
     tile = rows * words
     block_a = min(max(4, _pow2_at_least(sides.size_a)), rows)
     block_cw = min(_pow2_at_least(_words_along_b(sides)[2]), tile // block_a, MAX_BLOCK)
     block_a = min(max(4, _pow2_at_least(sides.size_a)), max(4, tile // block_cw), MAX_BLOCK)
-    return PermuteWordsConfig(block_a, block_cw, warps)
+    shifted = sides.size_a * sides.word >= SHIFTED_OUT_MIN_A and len(sides.b) >= 2
+    return PermuteWordsConfig(block_a, block_cw, warps, "shifted" if shifted else "items")
 
 
 def _words_along_b(sides: Sides) -> tuple[int, int, int]:
@@ -355,7 +368,8 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
         config = words_config(sides)
         reason = reason or (f"general permutation of {size}-byte elements in 32-bit words: tile sides of {len(a)} "
                             f"and {len(b)} axes ({sides.size_a} x {sides.size_b}, segments of {seg_len}), "
-                            f"{len(rest)} more axes, output " + ("words" if out_words else "element by element"))
+                            f"{len(rest)} more axes, output " + ("words" if out_words else "words shifted into place"))
+    out = 0 if out_words else OUT_MODES.index(config.out)  # the kernel's OUT: words, shifted or items
     tiles_a = math.ceil(sides.size_a / config.block_a)
     tiles_b = math.ceil(words_b / config.block_cw)
     programs = math.prod(x.extent for x in rest) * tiles_a * tiles_b
@@ -370,7 +384,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
             *_pad([x.extent for x in rest[:-1]], 3), *_pad([x.in_stride for x in rest], 4),
             *_pad([x.out_stride for x in rest], 4), sides.size_a, sides.size_b, tiles_a, tiles_b, nbytes)
     constexprs = {"NA_IN": na_in, "NB": len(b), "NS": len(segments), "NR": len(rest), "BLOCK_A": config.block_a,
-                  "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT_WORDS": out_words, "WIDE": wide,
+                  "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT": out, "WIDE": wide,
                   "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
     plan = EnginePlan(perm, config, 4, reason or "given")
     plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))

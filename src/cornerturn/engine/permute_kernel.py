@@ -24,8 +24,8 @@ permute_words: 1- and 2-byte elements whose side B starts with a unit stride, mo
 the tile (one index of A) is read along B as the aligned words that hold it, segment by segment (B's leading axes
 that lie end to end in the input; its other axes say where each segment starts), two neighbours funnel-shifted into
 each word where a segment starts inside one; byte permutes regroup 4 (2) rows into output words, stored whole where
-side A spans whole words of the output, else element by element (the transpose's words kernel, with a permutation's
-rows).
+side A spans whole words of the output, else shifted into place from two groups of rows (the loose elements at each
+run's ends one by one) or element by element (the transpose's words kernel, with a permutation's rows).
 """
 
 from __future__ import annotations
@@ -145,33 +145,15 @@ def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, 
 
 
 @triton.jit
-def permute_words(x_ptr, out_ptr,
-                  ea0, ea1, ia0, ia1, ia2,
-                  eb0, eb1, ob0, ob1, ob2, seg_len, seg_words, es0, is0, is1,
-                  er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
-                  size_a, size_b, tiles_a, tiles_b, nbytes,
-                  NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
-                  BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT_WORDS: tl.constexpr,
-                  WIDE: tl.constexpr, ASM: tl.constexpr):
-    """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
-    E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
-    segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
-    words), then NS more axes (extent es0 of the first; input strides is0, is1) that say where each segment starts.
-    IN_WORDS: every segment starts at a whole word. OUT_WORDS: A spans whole words of the output (size_a a multiple of
-    4 // E)."""
-    PACK: tl.constexpr = 4 // E
-    ITEM: tl.constexpr = (1 << (8 * E)) - 1
-    ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
-                                                 or3, NR, WIDE)  # WIDE: 2**31 bytes or more in the input or output
-    a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
-    cw = tb * BLOCK_CW + tl.arange(0, BLOCK_CW)
+def _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a,
+                   size_b, nbytes, NA_IN: tl.constexpr, NS: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
+                   ASM: tl.constexpr):
+    """Rows a (indices of A) of a permute_words tile read along B as 32-bit words: for each row, word w of its
+    segment seg (cw = seg * seg_words + w), funnel-shifted where the segment starts inside a word; 0 past the sides."""
     row = in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)  # each row's first element of B
-    if NS == 0:  # one segment: all of B
-        seg, w = 0, cw
+    if NS == 0:  # noqa: SIM108 - a constexpr: one segment, all of B
         start = (row * E)[:, None]  # byte where each row's segment starts
     else:
-        seg = cw // seg_words
-        w = cw - seg * seg_words
         start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS)[None, :]) * E)
     ok = (a < size_a)[:, None] & (cw < (size_b // seg_len) * seg_words)[None, :]
     q = start // 4
@@ -181,22 +163,78 @@ def permute_words(x_ptr, out_ptr,
         s = (start - 4 * q).to(tl.uint32)
         hi = tl.load(x_ptr + at + 1, mask=ok & (s > 0) & (at * 4 + 4 < nbytes), other=0)
         v = _funnel_shift(v, hi.to(tl.uint32, bitcast=True), s, ASM)
-    if OUT_WORDS:
-        BLOCK_G: tl.constexpr = BLOCK_A // PACK
-        w0, w1, w2, w3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
-        g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
-        for k in tl.static_range(PACK):
-            c = seg * seg_len + w * PACK + k  # B's element
-            at_out = ((out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB)) // PACK)[None, :] + g[:, None]
-            tl.store(out_ptr + at_out, _pick(k, w0, w1, w2, w3).to(tl.int32, bitcast=True),
-                     mask=(g * PACK < size_a)[:, None] & ((w * PACK + k < seg_len) & (c < size_b))[None, :])
+    return v
+
+
+@triton.jit
+def permute_words(x_ptr, out_ptr,
+                  ea0, ea1, ia0, ia1, ia2,
+                  eb0, eb1, ob0, ob1, ob2, seg_len, seg_words, es0, is0, is1,
+                  er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
+                  size_a, size_b, tiles_a, tiles_b, nbytes,
+                  NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
+                  BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT: tl.constexpr,
+                  WIDE: tl.constexpr, ASM: tl.constexpr):
+    """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
+    E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
+    segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
+    words), then NS more axes (extent es0 of the first; input strides is0, is1) that say where each segment starts.
+    IN_WORDS: every segment starts at a whole word. OUT: how the output's runs along A (one for each element of B)
+    are written: 0, as words (A spans whole words of the output: size_a a multiple of 4 // E); 1, as words shifted
+    into place from two groups of rows (the tile is read a second time, PACK rows lower), the elements before a
+    run's first whole word and from its last one on stored one by one; 2, element by element."""
+    PACK: tl.constexpr = 4 // E
+    ITEM: tl.constexpr = (1 << (8 * E)) - 1
+    ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
+                                                 or3, NR, WIDE)  # WIDE: 2**31 bytes or more in the input or output
+    a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
+    cw = tb * BLOCK_CW + tl.arange(0, BLOCK_CW)
+    if NS == 0:
+        seg, w = 0, cw
     else:
+        seg = cw // seg_words
+        w = cw - seg * seg_words
+    v = _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1,
+                       size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
+    if OUT == 2:
         items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
             c = seg * seg_len + w * PACK + k
             item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
             tl.store(items + (out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB))[None, :] + a[:, None], item,
                      mask=(a < size_a)[:, None] & ((w * PACK + k < seg_len) & (c < size_b))[None, :])
+    else:
+        BLOCK_G: tl.constexpr = BLOCK_A // PACK
+        w0, w1, w2, w3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
+        if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
+            v = _rows_in_words(x_ptr, in_base, a + PACK, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0,
+                               is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
+            n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
+        g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
+        for k in tl.static_range(PACK):
+            group = _pick(k, w0, w1, w2, w3)  # element k of each input word: B's element c, rows of groups g
+            c = seg * seg_len + w * PACK + k  # B's element
+            col = (w * PACK + k < seg_len) & (c < size_b)
+            run = out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB)  # where c's run along A starts (elements)
+            if OUT == 0:
+                tl.store(out_ptr + (run // PACK)[None, :] + g[:, None], group.to(tl.int32, bitcast=True),
+                         mask=(g * PACK < size_a)[:, None] & col[None, :])
+            else:  # run c starts `shift` bytes before a whole word
+                shift = (4 - run * E % 4) % 4
+                words = _funnel_shift(group, _pick(k, n0, n1, n2, n3),
+                                      (tl.zeros_like(group) + shift[None, :]).to(tl.uint32), ASM)
+                first = shift // E  # the elements of each run before its first whole word, and from `last` on
+                whole = (size_a - first) // PACK
+                last = first + whole * PACK
+                tl.store(out_ptr + ((run * E + shift) // 4)[None, :] + g[:, None], words.to(tl.int32, bitcast=True),
+                         mask=(g[:, None] < whole[None, :]) & col[None, :])
+                if (ta == 0) | (ta * BLOCK_A + BLOCK_A + PACK > size_a):  # this tile holds some: one by one
+                    items = _words_of(out_ptr, E)
+                    for t in tl.static_range(PACK):
+                        item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
+                        rr = (g * PACK + t)[:, None]
+                        tl.store(items + run[None, :] + rr, item,
+                                 mask=((rr < first[None, :]) | (rr >= last[None, :])) & (rr < size_a) & col[None, :])
 
 
 @triton.jit
