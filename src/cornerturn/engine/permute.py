@@ -157,6 +157,7 @@ WORDS_MIN_A = 16  # bytes along A that permute_words needs
 # fresh seeds 4000-4015 with the rule set, 1.12x in geometric mean on the 18 it shifts (0.98x-1.28x), 0.73x on the 14
 # it does not (11 behind); H100, 2026-11-25, docs/permute.md
 SHIFTED_OUT_MIN_A = 128
+OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
 def segment_axes(b: tuple[Axis, ...]) -> int:
@@ -368,7 +369,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
         config = words_config(sides)
         reason = reason or (f"general permutation of {size}-byte elements in 32-bit words: tile sides of {len(a)} "
                             f"and {len(b)} axes ({sides.size_a} x {sides.size_b}, segments of {seg_len}), "
-                            f"{len(rest)} more axes, output " + ("words" if out_words else "words shifted into place"))
+                            f"{len(rest)} more axes, output " + ("words" if out_words else OUT_WRITTEN[config.out]))
     out = 0 if out_words else OUT_MODES.index(config.out)  # the kernel's OUT: words, shifted or items
     tiles_a = math.ceil(sides.size_a / config.block_a)
     tiles_b = math.ceil(words_b / config.block_cw)
