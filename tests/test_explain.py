@@ -10,7 +10,7 @@ import pytest
 from cornerturn.cli import main
 from cornerturn.explain.gpus import spec
 from cornerturn.explain.model import model, occupancy, rows_apart, tile_of
-from cornerturn.explain.speed import predict, sector_spread_warps, traits
+from cornerturn.explain.speed import predict, traits
 from cornerturn.lab import calibrate
 from cornerturn.lab.calibrate import DeviceConstants
 from cornerturn.lab.profile import describe, limiter_agrees
@@ -121,24 +121,6 @@ def test_speed_worked_by_hand():
     p = predict("diagonal", 1024, 1024, 4, ROUND)
     assert p.terms["dram"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 1.15 * 1e-9)
     assert p.terms["pages"] == pytest.approx(2 * 1024 * 1024 * 4 / 4000.0 * 0.15 * 1e-9)
-
-
-def test_partial_stores_slow_with_the_distance_between_the_warps_that_fill_a_sector():
-    spread = DeviceConstants(**{k: v for k, v in ROUND.as_dict().items() if k != "schema"}
-                             | {"partial_spread": [[1, 60.0], [256, 48.0], [1024, 30.0]]})
-    assert spread.partial_rate(1) == 50.0 and spread.partial_rate(256) == pytest.approx(40.0)  # 50 x 48 / 60
-    assert spread.partial_rate(64) == pytest.approx(50.0 * (60 - 12 * 6 / 8) / 60)  # 6/8 of the way in log2
-    assert spread.partial_rate(4096) == pytest.approx(25.0)  # the last value beyond the measured distances
-    assert ROUND.partial_rate(4096) == 50.0  # nothing measured: no slowdown
-    # naive-1d on 1000 x 8192: an output sector's 8 parts come from input rows 8192 threads (256 warps) apart
-    assert sector_spread_warps("naive-1d", 8192) == 256 and sector_spread_warps("naive-rows", 8192) == 1
-    p = predict("naive-1d", 1000, 8192, 4, spread)
-    assert p.seconds == pytest.approx(1000 * 8192 / 40.0 * 1e-9)
-    assert p.limiter == "partial-sector stores: 32 a request, each sector filled from warps 256 apart"
-    assert predict("naive-rows", 1000, 8192, 4, spread).seconds == pytest.approx(1000 * 8192 / 50.0 * 1e-9)
-    for bad in ([[2, 60.0]], [[1, 60.0], [1, 50.0]], [[1, -1.0]], [[1]], 5):
-        with pytest.raises(ValueError, match="partial_spread"):
-            DeviceConstants(**{k: v for k, v in ROUND.as_dict().items() if k != "schema"} | {"partial_spread": bad})
 
 
 def test_nsight_view_and_the_limiters_it_confirms():

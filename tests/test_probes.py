@@ -48,21 +48,6 @@ def test_sectors_move_a_permutation(scatter):
     assert np.array_equal(scattered.reshape(-1, SIDE)[:32, 0], packed[:32])
 
 
-def test_sectors_spread_fill_each_sector_from_warps_that_far_apart():
-    host = _host(SIDE * SIDE)  # 128 warps: sectors filled by warps 4 apart (spread 4: 8 x 4 warps a group)
-    got = _run(probes.make_sectors(1, True, SIDE, spread=4), 4, 256, host, np.uint32(host.size // 32))
-    assert np.array_equal(np.sort(got), np.sort(host))  # each element once, none left unwritten
-    rows = got.reshape(-1, SIDE)
-    # sector 0 (columns 0-7 of rows 0-31) from warps 0, 4, ..., 28; sector 1 (columns 8-15) from warps 1, 5, ...
-    for part in range(8):
-        assert np.array_equal(rows[:32, part], host[part * 4 * 32:][:32])
-        assert np.array_equal(rows[:32, 8 + part], host[(part * 4 + 1) * 32:][:32])
-    # the fifth group of 8 x 4 warps starts the next sectors: warp 32 fills column 32 (sector 4, part 0)
-    assert np.array_equal(rows[:32, 32], host[32 * 32:][:32])
-    with pytest.raises(ValueError, match="spread"):
-        probes.make_sectors(2, True, SIDE, spread=4)
-
-
 @pytest.mark.parametrize("width, height, order", [(32, 32, "copy"), (32, 32, "transpose"), (32, 32, "diagonal"),
                                                   (64, 16, "copy"), (64, 16, "transpose"), (16, 16, "diagonal")])
 def test_segments_put_each_tile_where_the_order_says(width, height, order):

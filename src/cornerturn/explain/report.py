@@ -58,16 +58,8 @@ def constants_line(c: DeviceConstants) -> str:
     return (f"model constants of {c.device} ({where}, {c.measured}): copy {c.copy_gbps:,.0f} GB/s, latency "
             f"{c.latency_ns:.0f} ns, block {c.block_ns:.0f} ns + {c.block_ns_per_warp:.0f} ns a warp, shared "
             f"{c.shared_wavefronts_per_ns:.2f} wavefronts/ns/SM, L1 {c.l1_lines_per_ns:.2f} lines/ns/SM, partial "
-            f"stores {c.partial_sectors_per_ns:.0f} sectors/ns{_spread(c)}, bytes rows apart "
-            f"+{100 * c.rows_apart_load_cost:.0f}% read, +{100 * c.rows_apart_store_cost:.0f}% written, launch "
-            f"{c.launch_us:.1f} us")
-
-
-def _spread(c: DeviceConstants) -> str:
-    if not c.partial_spread:
-        return ""
-    apart, rate = c.partial_spread[-1]
-    return f" ({rate:.0f} with a sector's warps {apart} apart)"
+            f"stores {c.partial_sectors_per_ns:.0f} sectors/ns, bytes rows apart +{100 * c.rows_apart_load_cost:.0f}% "
+            f"read, +{100 * c.rows_apart_store_cost:.0f}% written, launch {c.launch_us:.1f} us")
 
 
 def _f(v, fmt="{:,.0f}") -> str:

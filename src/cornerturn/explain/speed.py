@@ -12,8 +12,7 @@ Each limiter is a time on the whole matrix:
 - shared: every wavefront of every block at the measured wavefront rate per SM;
 - l1: each global request costs a lookup per distinct 128-byte line it touches (a warp reading down 32 rows);
 - partial: stores that write only part of a 32-byte sector (4 bytes of each of 32 rows), at the measured rate of
-  such stores; where the warps that fill one sector run far apart in launch order (a 1-D grid of one element a
-  thread: a row of the input apart), at the rate the spread probe measured for that distance.
+  such stores.
 dram, latency and shared overlap only in part (a block's shared phase and its loads come one after the other),
 so they add in quadrature: memory = sqrt(dram^2 + latency^2 + shared^2). l1 and partial are throughput limits
 that other work hides under. time = max(memory, l1, partial) + one launch.
@@ -45,14 +44,6 @@ class Traits:
     partial_sectors_per_element: float
     loads_rows_apart: float = 0.0  # share of the loads that start rows apart from the previous block's
     stores_rows_apart: float = 0.0
-
-
-def sector_spread_warps(kernel: LabKernel | str, cols: int) -> int:
-    """How far apart in launch order, in warps, the warps run that fill one output sector of a kernel with
-    partial-sector stores: the next warp of the block in a 2-D block of rows (naive-rows), the next row of the
-    input, `cols` threads on, in a 1-D grid of one element a thread (naive-1d)."""
-    k = get(kernel) if isinstance(kernel, str) else kernel
-    return max(1, cols // 32) if k.name == "naive-1d" else 1
 
 
 def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int = 32) -> Traits:
@@ -112,7 +103,6 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
         side = math.ceil(rows / k.tile[0])
         blocks = side * (side + 1) // 2
     waves = math.ceil(blocks / (c.sms * t.blocks_per_sm))
-    spread = sector_spread_warps(k, cols)
     barrier_ns = c.block_ns + c.block_ns_per_warp * t.threads / 32 if t.barrier else 0.0
     per_block_ns = t.rounds * c.latency_ns + barrier_ns + t.wavefronts_per_block / c.shared_wavefronts_per_ns
     pages = (t.loads_rows_apart * c.rows_apart_load_cost + t.stores_rows_apart * c.rows_apart_store_cost) / 2
@@ -122,7 +112,7 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
         "latency": waves * per_block_ns * 1e-9,
         "shared": blocks * t.wavefronts_per_block / (c.sms * c.shared_wavefronts_per_ns) * 1e-9,
         "l1": elements * t.lines_per_element / (c.sms * c.l1_lines_per_ns) * 1e-9,
-        "partial": elements * t.partial_sectors_per_element / c.partial_rate(spread) * 1e-9,
+        "partial": elements * t.partial_sectors_per_element / c.partial_sectors_per_ns * 1e-9,
         "launch": c.launch_us * 1e-6,
     }
     terms["memory"] = math.sqrt(terms["dram"] ** 2 + terms["latency"] ** 2 + terms["shared"] ** 2)
@@ -135,7 +125,7 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
     in_flight = t.blocks_per_sm * t.threads * t.loads_per_thread * itemsize / 1024
     needed = needed_kib(c)
     near_copy = nbytes / seconds / 1e9 >= 0.9 * c.copy_gbps
-    limiter = _limiter(k, t, slowest, terms, in_flight, needed, itemsize, near_copy, spread)
+    limiter = _limiter(k, t, slowest, terms, in_flight, needed, itemsize, near_copy)
     return Prediction(k.name, nbytes / seconds / 1e9, seconds, limiter, terms, in_flight, needed, per_block_ns,
                       waves, c, t)
 
@@ -148,7 +138,7 @@ def needed_kib(c: DeviceConstants, share: float = 0.9) -> float:
 
 
 def _limiter(k: LabKernel, t: Traits, slowest: str, terms: dict, in_flight: float, needed: float,
-             itemsize: int, near_copy: bool, spread: int = 1) -> str:
+             itemsize: int, near_copy: bool) -> str:
     """What keeps the kernel from the copy's speed: the slowest throughput limit, else the largest part of the
     memory time other than DRAM itself."""
     if terms["launch"] > terms[slowest]:
@@ -156,8 +146,7 @@ def _limiter(k: LabKernel, t: Traits, slowest: str, terms: dict, in_flight: floa
     if slowest == "l1":
         return f"L1 lines: {t.lines_per_element * 32:.0f} a request"
     if slowest == "partial":
-        apart = f", each sector filled from warps {spread} apart" if spread > 1 else ""
-        return f"partial-sector stores: {t.partial_sectors_per_element * 32:.0f} a request{apart}"
+        return f"partial-sector stores: {t.partial_sectors_per_element * 32:.0f} a request"
     if near_copy:
         return "DRAM"
     # each part's share of the memory time: d(memory)/d(term) = term / memory, so a part weighs part x term

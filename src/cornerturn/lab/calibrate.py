@@ -10,9 +10,6 @@ Each constant comes from a probe that isolates it, on an 8192 x 8192 float32 mat
 - shared_wavefronts_per_ns (per SM): reads with a 32-way bank conflict;
 - l1_lines_per_ns (per SM): loads whose 32 threads touch 32 different 128-byte lines;
 - partial_sectors_per_ns (whole GPU): stores that write 4 bytes of each of 32 sectors;
-- partial_spread: the same stores, one pass a block, where the 8 warps that fill a sector are 1, 2, 4, ... 2048
-  warps apart in launch order: (warps apart, sectors per ns) pairs. A 1-D grid of one element a thread
-  (naive-1d) fills an output sector from input rows a row's width of threads apart;
 - rows_apart_load_cost, rows_apart_store_cost: what a byte costs beyond the copy's rate when a block reads
   (writes) rows apart from the block launched before it, from 32 x 32 tiles moved by 256 threads in three
   orders: in place of a copy, written to the transposed tile's place (writes rows apart), and numbered along
@@ -25,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-import math
 import re
 import statistics
 from dataclasses import dataclass
@@ -33,8 +29,7 @@ from pathlib import Path
 
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "explain" / "devices"
 SIDE = 8192
-SCHEMA = 3  # 3: partial_spread (2026-11-25)
-SPREADS = tuple(2**i for i in range(12))  # warps apart: 1 to 2048
+SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -53,7 +48,6 @@ class DeviceConstants:
     rows_apart_load_cost: float
     rows_apart_store_cost: float
     launch_us: float
-    partial_spread: tuple = ()  # ((warps apart, sectors per ns), ...), warps apart rising from 1; () not measured
     reference: bool = False  # True: read from a shipped file, not measured on this machine
 
     def __post_init__(self):
@@ -64,31 +58,6 @@ class DeviceConstants:
         if self.sms < 1 or self.copy_gbps <= 0 or self.shared_wavefronts_per_ns <= 0 or self.l1_lines_per_ns <= 0 \
                 or self.partial_sectors_per_ns <= 0:
             raise ValueError(f"DeviceConstants for {self.device}: rates and SM count must be positive")
-        try:
-            spread = tuple((int(apart), float(rate)) for apart, rate in self.partial_spread)
-        except (TypeError, ValueError):
-            spread = None
-        if spread is None or any(rate <= 0 or not rate == rate for _, rate in spread) or \
-                [a for a, _ in spread] != sorted({a for a, _ in spread}) or (spread and spread[0][0] != 1):
-            raise ValueError(f"DeviceConstants.partial_spread must be (warps apart, sectors per ns) pairs, warps "
-                             f"apart rising from 1, rates > 0; got {self.partial_spread!r}")
-        object.__setattr__(self, "partial_spread", spread)
-
-    def partial_rate(self, warps_apart: float) -> float:
-        """Partial-sector stores per ns when the warps that fill a sector are `warps_apart` apart in launch
-        order: partial_sectors_per_ns scaled by the spread probe's rate there over its rate at 1 apart
-        (linear in log2 of the distance between the measured points, the end values beyond them)."""
-        spread = self.partial_spread
-        if not spread or warps_apart <= 1:
-            return self.partial_sectors_per_ns
-        x = math.log2(warps_apart)
-        rate = spread[-1][1]
-        for (a0, r0), (a1, r1) in zip(spread, spread[1:]):
-            if warps_apart <= a1:
-                x0, x1 = math.log2(a0), math.log2(a1)
-                rate = r0 + (r1 - r0) * (x - x0) / (x1 - x0)
-                break
-        return self.partial_sectors_per_ns * rate / spread[0][1]
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, **dataclasses.asdict(self)}
@@ -208,10 +177,6 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
 
     t_gather = fastest(probes.make_sectors(1, False, side))
     t_scatter = fastest(probes.make_sectors(1, True, side))
-    spread = []
-    for apart in SPREADS:  # one pass a block, as a 1-D grid of one element a thread runs
-        t = fastest(probes.make_sectors(1, True, side, spread=apart), grids=(warps // 8,))
-        spread.append((apart, x.size / t / 1e9))
 
     step("DRAM pages")
     order = {}
@@ -233,4 +198,4 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
         block_ns=base * 1e9, block_ns_per_warp=per_warp * 1e9,
         shared_wavefronts_per_ns=wavefronts / t / 1e9 / sms, l1_lines_per_ns=x.size / t_gather / 1e9 / sms,
         partial_sectors_per_ns=x.size / t_scatter / 1e9, rows_apart_load_cost=load_cost,
-        rows_apart_store_cost=store_cost, launch_us=launch_s * 1e6, partial_spread=tuple(spread))
+        rows_apart_store_cost=store_cost, launch_us=launch_s * 1e6)

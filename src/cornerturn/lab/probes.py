@@ -45,18 +45,12 @@ def make_tiles(loads: int, barrier: bool):
     return tiles
 
 
-def make_sectors(group: int, scatter: bool, pitch: int, spread: int = 1):
+def make_sectors(group: int, scatter: bool, pitch: int):
     """Warp w moves 32 elements: lanes in 32 / G rows of G elements of a matrix with PITCH columns (the
-    scattered side) and 32 consecutive elements (the other side). With G = 1, the 8 warps that fill one
-    32-byte sector of float32 on the scattered side are SPREAD warps apart in launch order (1: the 8 warps of one
-    256-thread block; naive-1d's are a row of the input apart)."""
-    if spread < 1 or (spread > 1 and group != 1):
-        raise ValueError(f"sectors: spread {spread} with groups of {group}")
+    scattered side) and 32 consecutive elements (the other side)."""
     G, ROWS, P = u32(group), u32(32 // group), u32(pitch)
     BLOCKS_PER_BAND = u32(pitch // group)
     SCATTER = scatter
-    F, SPREAD = u32(spread), spread > 1
-    SECTORS_PER_BAND = u32(pitch // 8)
 
     @cuda.jit
     def sectors(out, x, warps):
@@ -65,10 +59,6 @@ def make_sectors(group: int, scatter: bool, pitch: int, spread: int = 1):
         step = uint32(uint32(cuda.gridDim.x) * uint32(cuda.blockDim.x) // uint32(32))
         while w < uint32(warps):
             band, block = uint32(w // BLOCKS_PER_BAND), uint32(w % BLOCKS_PER_BAND)
-            if SPREAD:  # w = (a x 8 + part) x F + r: sector a x F + r, its part-th 4 bytes
-                sector = uint32(uint32(w // uint32(F * uint32(8))) * F + w % F)
-                band = uint32(sector // SECTORS_PER_BAND)
-                block = uint32(uint32(sector % SECTORS_PER_BAND) * uint32(8) + uint32(w // F) % uint32(8))
             row = uint32(band * ROWS + lane // G)
             far = uint32(row * P + block * G + lane % G)
             near = uint32(w * uint32(32) + lane)
