@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_bits_equal, poisoned, random_bits
+from conftest import assert_bits_equal, grid, poisoned, random_bits, together
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -216,8 +216,11 @@ SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, 
 ]
 
 
-@pytest.mark.parametrize("shape, axes, dtype, steps", SHIFTED_CASES, ids=str)
-def test_shifted_runs_kernel(shape, axes, dtype, steps, rng):
+# Each case runs the planner's plan where it takes the case, and one more launch: blocks of one unit, of two units, or
+# of one unit with 64-bit offsets (the fast tier one way a case, cycling; the full tier all three).
+@pytest.mark.parametrize("shape, axes, dtype, steps, way",
+                         grid(together(SHIFTED_CASES), ("one a program", "two a program", "64-bit")))
+def test_shifted_runs_kernel(shape, axes, dtype, steps, way, rng):
     from cornerturn.engine import permute
 
     x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
@@ -225,13 +228,11 @@ def test_shifted_runs_kernel(shape, axes, dtype, steps, rng):
     p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
     one = max(4, 1 << ((permute.element_bytes(p) + 6) // 4 - 1).bit_length())  # the least block holding a unit
     assert permute.shifted_runs_fit(p, one)
-    configs = [permute.ShiftedRunsConfig(one, 1), permute.ShiftedRunsConfig(2 * one, 2)]
     if permute.shifted_runs_ok(p):  # the planner's own
         assert permute.natural_word(p) == 4 and isinstance(permute.build(p, 4).config, permute.ShiftedRunsConfig)
-        configs.append(None)
-    for config in configs:
-        assert_bits_equal(run_engine(x, axes, config), want)
-    assert_bits_equal(run_engine(x, axes, permute.ShiftedRunsConfig(one, 1), wide=True), want)
+        assert_bits_equal(run_engine(x, axes), want)
+    config = permute.ShiftedRunsConfig(2 * one, 2) if way == "two a program" else permute.ShiftedRunsConfig(one, 1)
+    assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
     assert isinstance(permute.build(p, 1).config, (permute.PermuteConfig, permute.RunsConfig))  # narrowed
 
 
@@ -275,8 +276,19 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 ]
 
 
-@pytest.mark.parametrize("shape, axes, dtype, steps", WORDS_CASES, ids=str)
-def test_words_kernel(shape, axes, dtype, steps, rng, monkeypatch):
+# Each case runs the planner's plan and one more way of launching the kernel: the smallest tiles (4 rows x 2 words,
+# output runs along A shifted into place where they start inside words), tiles of 8 rows x 2 words written element by
+# element, or 64-bit offsets. The fast tier takes one way a case (the interpreter's cheaper ones, each way and each
+# mode of the kernel at least once; the smallest tiles on A of 10 rows shift runs across three tiles of A), the full
+# tier all three.
+WORDS_WAYS = ("smallest tiles", "items", "64-bit")
+WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
+              "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles")
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps, way", grid(together(WORDS_CASES), WORDS_WAYS,
+                                                                 fast=list(zip(WORDS_CASES, WORDS_FAST))))
+def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     from cornerturn.engine import permute
 
     monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # the kernel on segments and sides A shorter than the planner's
@@ -288,11 +300,11 @@ def test_words_kernel(shape, axes, dtype, steps, rng, monkeypatch):
     assert permute.words_ok(p) and permute.natural_word(p) == 4
     default = permute.build(p, 4)
     assert isinstance(default.config, permute.PermuteWordsConfig)
-    loose = default.pieces[0][2].constexprs["OUT"] != 0  # runs along A that start inside words: both ways
-    items = [permute.PermuteWordsConfig(8, 2, 1, "items")] if loose else []
-    for config in (None, permute.PermuteWordsConfig(4, 2, 1), *items):
-        assert_bits_equal(run_engine(x, axes, config), want)
-    assert_bits_equal(run_engine(x, axes, permute.PermuteWordsConfig(8, 4, 2), wide=True), want)
+    assert_bits_equal(run_engine(x, axes), want)
+    config = {"smallest tiles": permute.PermuteWordsConfig(4, 2, 1),
+              "items": permute.PermuteWordsConfig(8, 2, 1, "items"),  # where runs along A start inside words
+              "64-bit": permute.PermuteWordsConfig(8, 4, 2)}[way]
+    assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
 
 
