@@ -67,7 +67,8 @@ def test_occupancy_limits():
 # round constants, so that the sums below can be done by hand
 ROUND = DeviceConstants(device="H200", measured="by hand", sms=100, clock_ghz=2.0, copy_gbps=4000.0, latency_ns=400.0,
                         block_ns=300.0, block_ns_per_warp=10.0, shared_wavefronts_per_ns=2.0, l1_lines_per_ns=2.0,
-                        partial_sectors_per_ns=50.0, rows_apart_load_cost=0.1, rows_apart_store_cost=0.2,
+                        partial_one_block=((4096, 50.0),), partial_several_blocks=((16384, 40.0), (65536, 20.0)),
+                        rows_apart_load_cost=0.1, rows_apart_store_cost=0.2,
                         launch_us=0.0)
 
 
@@ -114,6 +115,14 @@ def test_speed_worked_by_hand():
     # naive-rows: 1,024,000 partial stores at 50 a ns = 20,480 ns, more than its memory time
     p = predict("naive-rows", 1000, 1024, 4, ROUND)
     assert p.seconds == pytest.approx(1000 * 1024 / 50.0 * 1e-9) and p.limiter.startswith("partial-sector stores: 32")
+    # naive-1d, 8192 x 1024: a sector's 8 parts from 8 input rows, each in its own block; rows of 32 KiB, halfway
+    # between the measured 16 and 64 KiB in log2: 30 a ns
+    p = predict("naive-1d", 8192, 1024, 4, ROUND)
+    assert p.seconds == pytest.approx(8192 * 1024 / 30.0 * 1e-9)
+    assert p.limiter == "partial-sector stores: 32 a request, each sector from several blocks"
+    assert ROUND.partial_rate(1024, False) == 40.0 and ROUND.partial_rate(1 << 20, False) == 20.0  # the ends
+    assert traits("naive-rows", 4, spec("H200")).sector_in_one_block  # 32 input rows a block
+    assert not traits("naive-1d", 4, spec("H200")).sector_in_one_block
     # naive-cols: 32 lines a request, 1,024,000 lines over 100 SMs at 2 a ns = 5,120 ns, less than memory here
     p = predict("naive-cols", 1000, 1024, 4, ROUND)
     assert p.terms["l1"] == pytest.approx(1000 * 1024 / (100 * 2.0) * 1e-9)
@@ -165,6 +174,9 @@ def test_constants_files_and_cache(tmp_path, monkeypatch):
         calibrate.reference("TPU")
     with pytest.raises(ValueError, match="must be a number"):
         DeviceConstants(**{k: v for k, v in ROUND.as_dict().items() if k != "schema"} | {"latency_ns": -1.0})
+    for bad in ((), ((4096, 50.0), (2048, 40.0)), ((4096, -1.0),), ((4096,),), 5):
+        with pytest.raises(ValueError, match="partial_one_block"):
+            DeviceConstants(**{k: v for k, v in ROUND.as_dict().items() if k != "schema"} | {"partial_one_block": bad})
     with pytest.raises(ValueError, match="schema"):
         DeviceConstants.from_dict({**ROUND.as_dict(), "schema": 99})
     monkeypatch.setenv("CORNERTURN_CACHE_DIR", str(tmp_path))

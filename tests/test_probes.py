@@ -48,6 +48,21 @@ def test_sectors_move_a_permutation(scatter):
     assert np.array_equal(scattered.reshape(-1, SIDE)[:32, 0], packed[:32])
 
 
+@pytest.mark.parametrize("spread", [1, 2])
+def test_rows_fill_each_sector_from_one_block_or_several(spread):
+    host = _host(SIDE * SIDE)
+    x, y = cuda.to_device(host), cuda.to_device(np.full((SIDE, SIDE), -1.0, np.float32))
+    warps = host.size // 32
+    probes.make_rows(spread, SIDE // 32)[warps // 8, 256](y, x, np.uint32(warps))
+    got = y.copy_to_host()
+    assert np.array_equal(np.sort(got.ravel()), np.sort(host))  # each element once, none left unwritten
+    warp = host.reshape(-1, 32)
+    # warp 0 writes column 0 of rows 0-31; the warp after it the next 32 rows (spread 2) or column 1 (spread 1)
+    assert np.array_equal(got[:32, 0], warp[0])
+    assert np.array_equal(got[32:64, 0] if spread == 2 else got[:32, 1], warp[1])
+    assert np.array_equal(got[:32, 1], warp[spread])  # a sector's next part: `spread` warps on
+
+
 @pytest.mark.parametrize("width, height, order", [(32, 32, "copy"), (32, 32, "transpose"), (32, 32, "diagonal"),
                                                   (64, 16, "copy"), (64, 16, "transpose"), (16, 16, "diagonal")])
 def test_segments_put_each_tile_where_the_order_says(width, height, order):

@@ -58,8 +58,18 @@ def constants_line(c: DeviceConstants) -> str:
     return (f"model constants of {c.device} ({where}, {c.measured}): copy {c.copy_gbps:,.0f} GB/s, latency "
             f"{c.latency_ns:.0f} ns, block {c.block_ns:.0f} ns + {c.block_ns_per_warp:.0f} ns a warp, shared "
             f"{c.shared_wavefronts_per_ns:.2f} wavefronts/ns/SM, L1 {c.l1_lines_per_ns:.2f} lines/ns/SM, partial "
-            f"stores {c.partial_sectors_per_ns:.0f} sectors/ns, bytes rows apart +{100 * c.rows_apart_load_cost:.0f}% "
-            f"read, +{100 * c.rows_apart_store_cost:.0f}% written, launch {c.launch_us:.1f} us")
+            f"stores (sectors/ns on rows of {_pitches(c.partial_one_block)}) {_rates(c.partial_one_block)} from one "
+            f"block, {_rates(c.partial_several_blocks)} from several, bytes rows apart "
+            f"+{100 * c.rows_apart_load_cost:.0f}% read, +{100 * c.rows_apart_store_cost:.0f}% written, launch "
+            f"{c.launch_us:.1f} us")
+
+
+def _pitches(pairs) -> str:
+    return " / ".join(f"{pitch // 1024} KiB" for pitch, _ in pairs)
+
+
+def _rates(pairs) -> str:
+    return " / ".join(f"{rate:.0f}" for _, rate in pairs)
 
 
 def _f(v, fmt="{:,.0f}") -> str:

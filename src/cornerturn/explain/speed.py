@@ -11,8 +11,11 @@ Each limiter is a time on the whole matrix:
   such waves. This is Little's law: the bytes an SM holds in flight over the time they take is its bandwidth;
 - shared: every wavefront of every block at the measured wavefront rate per SM;
 - l1: each global request costs a lookup per distinct 128-byte line it touches (a warp reading down 32 rows);
-- partial: stores that write only part of a 32-byte sector (4 bytes of each of 32 rows), at the measured rate of
-  such stores.
+- partial: stores that write only part of a 32-byte sector (4 bytes of each of 32 rows), at the rate measured for
+  such stores into rows of the output's pitch, with each sector's parts written by one block (a block covers the
+  sector's rows of the input) or by several (naive-1d: a block covers part of one input row). Several blocks
+  cost more (H100, 2026-11-25: 56 against 60 sectors/ns on rows of 32 KiB, 53 against 56 on rows of 64 KiB;
+  docs/lab.md).
 dram, latency and shared overlap only in part (a block's shared phase and its loads come one after the other),
 so they add in quadrature: memory = sqrt(dram^2 + latency^2 + shared^2). l1 and partial are throughput limits
 that other work hides under. time = max(memory, l1, partial) + one launch.
@@ -42,6 +45,7 @@ class Traits:
     wavefronts_per_block: float
     lines_per_element: float  # distinct 128-byte lines per element, the worse of a load and a store request
     partial_sectors_per_element: float
+    sector_in_one_block: bool = True  # a partial sector's parts all written by one block
     loads_rows_apart: float = 0.0  # share of the loads that start rows apart from the previous block's
     stores_rows_apart: float = 0.0
 
@@ -69,10 +73,12 @@ def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int 
     warps = threads // 32
     wavefronts = warps * passes * sum(a.wavefronts for a in m.accesses if a.space == "shared")
     apart = rows_apart(k, itemsize)
+    rows_a_block = 1 if k.name == "naive-1d" else k.tile[0]  # input rows a block covers (naive-1d: part of one)
     return Traits(threads=threads, blocks_per_sm=occ.blocks_per_sm, elements_per_block=tile * loads,
                   rounds=1 if staged else passes * loads, loads_per_thread=passes * loads if staged else 1,
                   barrier=staged, wavefronts_per_block=wavefronts, lines_per_element=lines,
-                  partial_sectors_per_element=partial / stored, loads_rows_apart=apart["load"],
+                  partial_sectors_per_element=partial / stored,
+                  sector_in_one_block=rows_a_block * itemsize >= SECTOR, loads_rows_apart=apart["load"],
                   stores_rows_apart=apart["store"])
 
 
@@ -112,7 +118,8 @@ def predict(kernel: LabKernel | str, rows: int, cols: int, itemsize: int, c: Dev
         "latency": waves * per_block_ns * 1e-9,
         "shared": blocks * t.wavefronts_per_block / (c.sms * c.shared_wavefronts_per_ns) * 1e-9,
         "l1": elements * t.lines_per_element / (c.sms * c.l1_lines_per_ns) * 1e-9,
-        "partial": elements * t.partial_sectors_per_element / c.partial_sectors_per_ns * 1e-9,
+        "partial": elements * t.partial_sectors_per_element / c.partial_rate(rows * itemsize, t.sector_in_one_block)
+        * 1e-9,
         "launch": c.launch_us * 1e-6,
     }
     terms["memory"] = math.sqrt(terms["dram"] ** 2 + terms["latency"] ** 2 + terms["shared"] ** 2)
@@ -146,7 +153,8 @@ def _limiter(k: LabKernel, t: Traits, slowest: str, terms: dict, in_flight: floa
     if slowest == "l1":
         return f"L1 lines: {t.lines_per_element * 32:.0f} a request"
     if slowest == "partial":
-        return f"partial-sector stores: {t.partial_sectors_per_element * 32:.0f} a request"
+        blocks = "" if t.sector_in_one_block else ", each sector from several blocks"
+        return f"partial-sector stores: {t.partial_sectors_per_element * 32:.0f} a request{blocks}"
     if near_copy:
         return "DRAM"
     # each part's share of the memory time: d(memory)/d(term) = term / memory, so a part weighs part x term

@@ -9,7 +9,10 @@ Each constant comes from a probe that isolates it, on an 8192 x 8192 float32 mat
   barrier (start, barrier, exit), from blocks of 8 and 32 warps;
 - shared_wavefronts_per_ns (per SM): reads with a 32-way bank conflict;
 - l1_lines_per_ns (per SM): loads whose 32 threads touch 32 different 128-byte lines;
-- partial_sectors_per_ns (whole GPU): stores that write 4 bytes of each of 32 sectors;
+- partial_one_block, partial_several_blocks (whole GPU, sectors per ns at each output row pitch measured): stores
+  that write 4 bytes of each of 32 sectors 32 rows apart, as the naive transposes write, each sector's 8 parts
+  written by the 8 warps of one block (naive-rows) or by 8 different blocks (naive-1d), on outputs of 8192 rows
+  with rows of 32 and 64 KiB (PARTIAL_PITCHES);
 - rows_apart_load_cost, rows_apart_store_cost: what a byte costs beyond the copy's rate when a block reads
   (writes) rows apart from the block launched before it, from 32 x 32 tiles moved by 256 threads in three
   orders: in place of a copy, written to the transposed tile's place (writes rows apart), and numbered along
@@ -22,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import math
 import re
 import statistics
 from dataclasses import dataclass
@@ -29,7 +33,8 @@ from pathlib import Path
 
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "explain" / "devices"
 SIDE = 8192
-SCHEMA = 2
+SCHEMA = 3  # 3: partial-sector stores from one block or several, per row pitch (2026-11-25)
+PARTIAL_PITCHES = (8192, 16384)  # float32 columns of the partial-store probes' outputs
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,8 @@ class DeviceConstants:
     block_ns_per_warp: float
     shared_wavefronts_per_ns: float
     l1_lines_per_ns: float
-    partial_sectors_per_ns: float
+    partial_one_block: tuple  # ((row pitch in bytes, sectors per ns), ...), pitches rising
+    partial_several_blocks: tuple
     rows_apart_load_cost: float
     rows_apart_store_cost: float
     launch_us: float
@@ -55,9 +61,31 @@ class DeviceConstants:
             v = getattr(self, f.name)
             if f.type == "float" and not (isinstance(v, (int, float)) and v == v and v >= 0):
                 raise ValueError(f"DeviceConstants.{f.name} must be a number >= 0, got {v!r}")
-        if self.sms < 1 or self.copy_gbps <= 0 or self.shared_wavefronts_per_ns <= 0 or self.l1_lines_per_ns <= 0 \
-                or self.partial_sectors_per_ns <= 0:
+        if self.sms < 1 or self.copy_gbps <= 0 or self.shared_wavefronts_per_ns <= 0 or self.l1_lines_per_ns <= 0:
             raise ValueError(f"DeviceConstants for {self.device}: rates and SM count must be positive")
+        for name in ("partial_one_block", "partial_several_blocks"):
+            value = getattr(self, name)
+            try:
+                pairs = tuple((int(pitch), float(rate)) for pitch, rate in value)
+            except (TypeError, ValueError):
+                pairs = ()
+            pitches = [pitch for pitch, _ in pairs]
+            if not pairs or pitches != sorted(set(pitches)) or min(pitches) <= 0 or \
+                    not all(rate > 0 and rate == rate for _, rate in pairs):
+                raise ValueError(f"DeviceConstants.{name} must be (row pitch in bytes, sectors per ns) pairs, "
+                                 f"pitches rising, rates > 0; got {value!r}")
+            object.__setattr__(self, name, pairs)
+
+    def partial_rate(self, pitch_bytes: int, one_block: bool) -> float:
+        """Partial-sector stores per ns into rows `pitch_bytes` apart, each sector's parts from one block or from
+        several: linear in log2 of the pitch between the measured pitches, their end values beyond them."""
+        pairs = self.partial_one_block if one_block else self.partial_several_blocks
+        if pitch_bytes <= pairs[0][0]:
+            return pairs[0][1]
+        for (p0, r0), (p1, r1) in zip(pairs, pairs[1:]):
+            if pitch_bytes <= p1:
+                return r0 + (r1 - r0) * math.log2(pitch_bytes / p0) / math.log2(p1 / p0)
+        return pairs[-1][1]
 
     def as_dict(self) -> dict:
         return {"schema": SCHEMA, **dataclasses.asdict(self)}
@@ -165,7 +193,7 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
     rounds = 4096
     shared = probes.make_shared(32, rounds)
     sink = cuda.device_array(sms * 8 * 256, np.float32)
-    t = time_launch(lambda: shared[sms * 8, 256](sink), flush)
+    t_shared = time_launch(lambda: shared[sms * 8, 256](sink), flush)
     wavefronts = sms * 8 * 8 * rounds * probes.SHARED_READS_PER_ROUND * 32
 
     step("sectors")
@@ -176,7 +204,18 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
         return min(time_launch(lambda g=g: kernel[g, 256](flat_y, flat_x, np.uint32(warps)), flush) for g in grids)
 
     t_gather = fastest(probes.make_sectors(1, False, side))
-    t_scatter = fastest(probes.make_sectors(1, True, side))
+
+    step("partial stores")
+    one_block, several_blocks = [], []
+    for cols in PARTIAL_PITCHES:
+        out = cuda.device_array((side, cols), np.float32)
+        src = x.reshape(x.size) if cols == side else cuda.device_array(side * cols, np.float32)
+        src_warps = side * cols // 32
+        for spread, found in ((1, one_block), (16, several_blocks)):
+            kernel = probes.make_rows(spread, side // 32)
+            t = time_launch(lambda k=kernel, o=out, s=src, n=src_warps: k[n // 8, 256](o, s, np.uint32(n)), flush)
+            found.append((cols * 4, side * cols / t / 1e9))
+        del out, src
 
     step("DRAM pages")
     order = {}
@@ -196,6 +235,6 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
         device=name, measured=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), sms=sms,
         clock_ghz=dev.CLOCK_RATE / 1e6, copy_gbps=nbytes / copy_s / 1e9, latency_ns=latency_s * 1e9,
         block_ns=base * 1e9, block_ns_per_warp=per_warp * 1e9,
-        shared_wavefronts_per_ns=wavefronts / t / 1e9 / sms, l1_lines_per_ns=x.size / t_gather / 1e9 / sms,
-        partial_sectors_per_ns=x.size / t_scatter / 1e9, rows_apart_load_cost=load_cost,
-        rows_apart_store_cost=store_cost, launch_us=launch_s * 1e6)
+        shared_wavefronts_per_ns=wavefronts / t_shared / 1e9 / sms, l1_lines_per_ns=x.size / t_gather / 1e9 / sms,
+        partial_one_block=tuple(one_block), partial_several_blocks=tuple(several_blocks),
+        rows_apart_load_cost=load_cost, rows_apart_store_cost=store_cost, launch_us=launch_s * 1e6)

@@ -3,7 +3,9 @@
 tiles: each thread loads K elements of a tile, optionally waits at a barrier, then stores them, so a block
 holds K loads a thread in flight (Little's law: bytes in flight against bandwidth and latency).
 sectors: a warp's load (or store) touches 32 / G rows of G consecutive elements, the other side contiguous, so
-one request costs up to 32 sectors. shared: warps read shared memory with a chosen bank conflict, many times.
+one request costs up to 32 sectors. rows: partial-sector stores in the naive transposes' pattern, a sector's parts
+from the warps of one block or from several blocks. shared: warps read shared memory with a chosen bank conflict,
+many times.
 """
 
 from __future__ import annotations
@@ -69,6 +71,27 @@ def make_sectors(group: int, scatter: bool, pitch: int):
             w = uint32(w + step)
 
     return sectors
+
+
+def make_rows(spread: int, bands: int):
+    """Warp w reads 32 consecutive float32 and writes them down column `col` of 32 output rows (4 bytes of 32
+    sectors), the warps side by side in launch order 32 rows apart (BANDS bands of 32 rows, then the next 8
+    columns), as naive transposes write. The 8 warps that fill a sector are SPREAD warps apart: 1, the 8 warps of
+    one 256-thread block (naive-rows); 16 or more, 8 different blocks (naive-1d, whose sectors are filled from 8
+    input rows)."""
+    F, B = u32(spread), u32(bands)
+
+    @cuda.jit
+    def rows(out, x, warps):
+        lane = uint32(cuda.threadIdx.x % uint32(32))
+        w = uint32((uint32(cuda.blockIdx.x) * uint32(cuda.blockDim.x) + uint32(cuda.threadIdx.x)) // uint32(32))
+        if w < warps:  # w = (a x 8 + part) x F + r: sector a x F + r, its part-th 4 bytes
+            sector = uint32(uint32(w // uint32(F * uint32(8))) * F + w % F)
+            band, group = uint32(sector % B), uint32(sector // B)
+            col = uint32(group * uint32(8) + uint32(w // F) % uint32(8))
+            out[uint32(band * uint32(32) + lane), col] = x[uint32(w * uint32(32) + lane)]
+
+    return rows
 
 
 def make_shared(stride: int, rounds: int):
