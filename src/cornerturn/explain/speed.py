@@ -73,7 +73,7 @@ def traits(kernel: LabKernel | str, itemsize: int, gpu: GpuSpec, registers: int 
     warps = threads // 32
     wavefronts = warps * passes * sum(a.wavefronts for a in m.accesses if a.space == "shared")
     apart = rows_apart(k, itemsize)
-    rows_a_block = 1 if k.name == "naive-1d" else k.tile[0]  # input rows a block covers (naive-1d: part of one)
+    rows_a_block = k.tile[0]  # input rows a block covers (naive-1d's tile of 1 x 1: part of one row)
     return Traits(threads=threads, blocks_per_sm=occ.blocks_per_sm, elements_per_block=tile * loads,
                   rounds=1 if staged else passes * loads, loads_per_thread=passes * loads if staged else 1,
                   barrier=staged, wavefronts_per_block=wavefronts, lines_per_element=lines,

@@ -203,7 +203,7 @@ def measure(progress=None, side: int = SIDE) -> DeviceConstants:
     def fastest(kernel, grids=(sms * 8, warps // 8)):  # resident blocks looping, or one pass a block
         return min(time_launch(lambda g=g: kernel[g, 256](flat_y, flat_x, np.uint32(warps)), flush) for g in grids)
 
-    t_gather = fastest(probes.make_sectors(1, False, side))
+    t_gather = fastest(probes.make_sectors(1, side))
 
     step("partial stores")
     one_block, several_blocks = [], []

@@ -2,8 +2,8 @@
 
 tiles: each thread loads K elements of a tile, optionally waits at a barrier, then stores them, so a block
 holds K loads a thread in flight (Little's law: bytes in flight against bandwidth and latency).
-sectors: a warp's load (or store) touches 32 / G rows of G consecutive elements, the other side contiguous, so
-one request costs up to 32 sectors. rows: partial-sector stores in the naive transposes' pattern, a sector's parts
+sectors: a warp's load touches 32 / G rows of G consecutive elements, its store is contiguous, so one request
+costs up to 32 sectors. rows: partial-sector stores in the naive transposes' pattern, a sector's parts
 from the warps of one block or from several blocks. shared: warps read shared memory with a chosen bank conflict,
 many times.
 """
@@ -47,12 +47,11 @@ def make_tiles(loads: int, barrier: bool):
     return tiles
 
 
-def make_sectors(group: int, scatter: bool, pitch: int):
-    """Warp w moves 32 elements: lanes in 32 / G rows of G elements of a matrix with PITCH columns (the
-    scattered side) and 32 consecutive elements (the other side)."""
+def make_sectors(group: int, pitch: int):
+    """Warp w moves 32 elements: it loads lanes in 32 / G rows of G elements of a matrix with PITCH columns and
+    stores 32 consecutive elements."""
     G, ROWS, P = u32(group), u32(32 // group), u32(pitch)
     BLOCKS_PER_BAND = u32(pitch // group)
-    SCATTER = scatter
 
     @cuda.jit
     def sectors(out, x, warps):
@@ -64,10 +63,7 @@ def make_sectors(group: int, scatter: bool, pitch: int):
             row = uint32(band * ROWS + lane // G)
             far = uint32(row * P + block * G + lane % G)
             near = uint32(w * uint32(32) + lane)
-            if SCATTER:
-                out[far] = x[near]
-            else:
-                out[near] = x[far]
+            out[near] = x[far]
             w = uint32(w + step)
 
     return sectors
