@@ -497,6 +497,41 @@ def test_plane_sides_by_hand():
                                                                         Axis(7, 280, 1))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32], ids=lambda d: np.dtype(d).name)
+def test_plane_vector_blocks(dtype, rng):
+    """permute-plane's vector blocks on each word they take (blocks of 16 x 16 bytes, 8 x 8 int16s, 4 x 4 float32s): a
+    plane of 40 x 777 (B lies end to end: every block of b's is one run; tiles of 128 leave a last tile of 9 b's,
+    under a block, and 40 a's end in a block that overlaps the one before), the same with the plane's a reversed
+    (a negative stride), and a plane whose B is 20 neighbours in the input then a stride of 23 (70 x 180: each run
+    in two blocks that overlap; the tile's edge at 128 leaves a piece of 8, under a block of bytes), bit for bit into
+    poisoned outputs."""
+    from cornerturn.cpu.permute import plane_run, plane_sides
+
+    x = random_bits((40, 37, 21), dtype, rng)
+    wide = random_bits((70, 9, 23), dtype, rng)[:, :, :20]
+    for view, axes, run in [(x, (2, 1, 0), 777), (x[::-1], (2, 1, 0), 777), (wide, (2, 1, 0), 20)]:
+        sides = plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
+        assert plane_run(sides) == run
+        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=view.strides).method == "permute-plane"
+        out = poisoned(reference(view, axes).shape, dtype)
+        cornerturn.permute_dims(view, axes, out=out)
+        assert_bits_equal(out, reference(view, axes))
+
+
+def test_plane_run_by_hand():
+    """B's run of input neighbours: the chained prefix from a unit stride; none for 8-byte words, a short
+    innermost output axis, or B's first axis not of unit stride."""
+    from cornerturn.cpu.permute import PlaneSides, plane_run
+    from cornerturn.tiling import Axis
+
+    a = Axis(40, 777, 1)
+    assert plane_run(PlaneSides(1, a, (Axis(21, 1, 1480), Axis(37, 21, 40)), ())) == 777
+    assert plane_run(PlaneSides(1, a, (Axis(20, 1, 270), Axis(9, 23, 30)), ())) == 20
+    assert plane_run(PlaneSides(8, a, (Axis(21, 1, 1480),), ())) == 0
+    assert plane_run(PlaneSides(4, a, (Axis(21, 1, 1480),), (), Axis(3, 5000, 1))) == 0
+    assert plane_run(PlaneSides(4, a, (Axis(21, 2, 1480),), ())) == 0
+
+
 def test_plane_shape_validates():
     from cornerturn.cpu.permute import PlaneShape
 

@@ -37,16 +37,23 @@ def interleave_masks(n: int) -> tuple[list[int], list[int]]:
     return low, high
 
 
-def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bits: int) -> None:
-    """IR for one block: n rows of n `bits`-bit elements from byte pointer src (rows src_step bytes apart),
-    transposed, to byte pointer dst (rows dst_step bytes apart)."""
+def _transposed(builder: ir.IRBuilder, src, src_step, n: int, bits: int) -> list:
+    """IR for n rows of n `bits`-bit elements loaded from byte pointer src (rows src_step bytes apart) and
+    transposed: vector r holds column r."""
     vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
     rows = [builder.load(builder.bitcast(builder.gep(src, [builder.mul(src_step, ir.Constant(src_step.type, k))]),
                                          vector), align=1) for k in range(n)]
     low, high = (ir.Constant(ir.VectorType(ir.IntType(32), n), mask) for mask in interleave_masks(n))
     for _ in range(int(math.log2(n))):
         rows = [builder.shuffle_vector(rows[k], rows[k + n // 2], mask) for k in range(n // 2) for mask in (low, high)]
-    for k, row in enumerate(rows):
+    return rows
+
+
+def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bits: int) -> None:
+    """IR for one block: n rows of n `bits`-bit elements from byte pointer src (rows src_step bytes apart),
+    transposed, to byte pointer dst (rows dst_step bytes apart)."""
+    vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
+    for k, row in enumerate(_transposed(builder, src, src_step, n, bits)):
         at = builder.gep(dst, [builder.mul(dst_step, ir.Constant(dst_step.type, k))])
         builder.store(row, builder.bitcast(at, vector), align=1)
 
@@ -71,6 +78,36 @@ def block(typingctx, x, x_at, x_step, out, out_at, out_step):
         return context.get_dummy_value()
 
     return types.void(x, x_at, x_step, out, out_at, out_step), codegen
+
+
+@intrinsic
+def block_rows(typingctx, x, x_at, x_step, out, out_at, rows, first):
+    """block_rows(x, x_at, x_step, out, out_at, rows, first): the n x n block at byte offset x_at of the integer
+    array x (rows x_step bytes apart) transposed into the array out, its row k at element offset out_at + rows[first
+    + k]: output rows placed by a table (int64, in elements), as permute-plane's B is."""
+    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
+        return None
+    if not isinstance(rows, types.Array) or rows.dtype != types.int64:
+        return None
+    bits = x.dtype.bitwidth
+    n = 8 * VECTOR_BYTES // bits
+
+    def codegen(context, builder, signature, args):
+        x_val, x_at, x_step, out_val, out_at, rows_val, first = args
+        byte = ir.IntType(8).as_pointer()
+        vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
+        src = context.make_array(signature.args[0])(context, builder, x_val).data
+        dst = builder.bitcast(context.make_array(signature.args[3])(context, builder, out_val).data, byte)
+        table = context.make_array(signature.args[5])(context, builder, rows_val).data
+        size = ir.Constant(out_at.type, bits // 8)
+        columns = _transposed(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step, n, bits)
+        for k, row in enumerate(columns):
+            offset = builder.load(builder.gep(table, [builder.add(first, ir.Constant(first.type, k))]))
+            at = builder.mul(builder.add(out_at, offset), size)
+            builder.store(row, builder.bitcast(builder.gep(dst, [at]), vector), align=1)
+        return context.get_dummy_value()
+
+    return types.void(x, x_at, x_step, out, out_at, rows, first), codegen
 
 
 def block_side(itemsize: int) -> int:
