@@ -1,7 +1,9 @@
 """Skinny matrices (a side of S = 2 to 7 elements: colour channels, AoS <-> SoA) moved in 16-byte vectors.
 
 Short rows (interleave): S vectors of n elements (n = 16 / element size) are loaded, one from each input row at the
-same column, and one shuffle makes of them the S x n elements of n output rows, stored as one run. Short columns
+same column, and one shuffle makes of them the S x n elements of n output rows, stored as S vectors of 16 bytes. (As
+one store of S x 16 bytes, which LLVM emits as 32- and 64-byte stores that often straddle cache lines, 4-byte
+elements with 3 rows ran at 0.46x the element kernel on a 2-core Intel Xeon; docs/cpu.md.) Short columns
 (deinterleave): n input rows of S elements are one run of S x n elements; one shuffle per output row picks its n
 elements, stored as one vector. The rest of a run, and inputs whose runs are not contiguous, move element by element.
 """
@@ -79,7 +81,11 @@ def interleave(typingctx, x, x_at, x_step, out, out_at, short):
         mask = ir.Constant(ir.VectorType(ir.IntType(32), count * n), interleave_mask(count, n))
         mixed = builder.shuffle_vector(whole, ir.Constant(whole.type, ir.Undefined), mask)
         dst = _byte_at(context, builder, signature.args[3], out_val, out_at)
-        builder.store(mixed, builder.bitcast(dst, mixed.type.as_pointer()), align=1)
+        for k in range(count):  # S stores of 16 bytes: one store of S x 16 bytes splits cache lines (module notes)
+            part = builder.shuffle_vector(mixed, ir.Constant(mixed.type, ir.Undefined),
+                                          ir.Constant(ir.VectorType(ir.IntType(32), n), list(range(k * n, k * n + n))))
+            at = builder.gep(dst, [ir.Constant(ir.IntType(64), VECTOR_BYTES * k)])
+            builder.store(part, builder.bitcast(at, vector.as_pointer()), align=1)
         return context.get_dummy_value()
 
     return types.void(x, x_at, x_step, out, out_at, short), codegen
