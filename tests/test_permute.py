@@ -439,7 +439,8 @@ def test_permute_dims_random(case):
     ((40, 50, 60), (2, 1, 0), np.float32, "permute-plane"),
     ((12, 10, 9, 8, 7), (4, 2, 0, 3, 1), np.uint8, "permute-plane"),
     ((6, 7, 9, 5, 10), (2, 0, 4, 1, 3), np.int64, "permute-plane"),  # the output's innermost axis: 5 elements
-    ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-plane"), ((9, 40, 10, 3), (1, 0, 2, 3), np.int16, "permute-tiles"),
+    ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-plane"), ((9, 40, 12, 3), (2, 0, 1, 3), np.int16, "permute-tiles"),
+    ((9, 40, 10, 3), (1, 0, 2, 3), np.int16, "runs"),  # runs of 60 bytes in 4-byte words: NARROW_RUN_BYTES
     ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "permute-tiles"),  # a 32-byte unit: words of the table kernel
     ((6, 20, 30, 40), (0, 2, 1, 3), np.float32, "runs"), ((33, 17, 5, 19), (1, 0, 2, 3), np.int16, "runs"),
     ((30, 20, 20), (1, 2, 0), np.complex128, None), ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64, "permute-plane"),
@@ -464,7 +465,8 @@ def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
     ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128),
     ("permute-plane", (7, 5, 9, 40), (3, 1, 2, 0), np.int16), ("permute-plane", (3, 40, 90, 5), (3, 2, 0, 1), np.uint8),
     ("permute-plane", (6, 30, 7, 20), (3, 1, 0, 2), np.complex128),
-    ("permute-tiles", (9, 40, 10, 3), (1, 0, 2, 3), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
+    ("permute-tiles", (9, 40, 12, 3), (2, 0, 1, 3), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
+    ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.uint8),  # runs of 40 bytes in 1-byte words: NARROW_RUN_BYTES
 ], ids=str)
 def test_cpu_permutation_kernels_on_views(method, shape, axes, dtype, rng):
     """Each CPU kernel on views that step, reverse and offset every axis (negative strides fold into the tables
@@ -530,6 +532,21 @@ def test_plane_run_by_hand():
     assert plane_run(PlaneSides(8, a, (Axis(21, 1, 1480),), ())) == 0
     assert plane_run(PlaneSides(4, a, (Axis(21, 1, 1480),), (), Axis(3, 5000, 1))) == 0
     assert plane_run(PlaneSides(4, a, (Axis(21, 2, 1480),), ())) == 0
+
+
+def test_narrow_runs_rule():
+    """Units contiguous on both sides that are not one host word: runs from NARROW_RUN_BYTES (16) where the widest
+    word dividing the unit and the strides is under 8 bytes, else from RUN_BYTES (64); shorter ones the table kernel.
+    Worked by hand: uint8 runs of 59 bytes (1-byte words), int16 of 18 (2-byte words), float32 of 44 (4-byte words)
+    take runs; int16 of 24 and float32 of 32 (8-byte words) and float32 of 12 keep the tiles; 8-byte words of 64
+    bytes take runs."""
+    from cornerturn.cpu.permute import plan
+
+    for run, dtype, method in [(59, np.uint8, "runs"), (9, np.int16, "runs"), (11, np.float32, "runs"),
+                               (12, np.int16, "permute-tiles"), (8, np.float32, "permute-tiles"),
+                               (3, np.float32, "permute-tiles"), (16, np.float32, "runs")]:
+        p = canon((100, 50, run), (1, 0, 2), itemsize=np.dtype(dtype).itemsize)
+        assert plan(p).name == method, (run, dtype)
 
 
 def test_plane_shape_validates():

@@ -3,13 +3,14 @@
 permute-plane (the unit is a host word of 1 to 16 bytes): a task moves one tile of the plane spanned by the output's
 innermost axis (a: stored contiguously, loaded with one stride) and B, the input's fastest other axes (b: offsets
 from a table, consecutive in the input), for one index of every other axis, in micro tiles whose sides are
-compile-time constants; the innermost loop reads no table. Where the output's innermost axis has fewer than
-PLANE_MIN_A elements, a is the next output axis and each step along it moves that short axis whole (its extent a
-compile-time constant too).
+compile-time constants, or for words of 1 to 4 bytes in blocks transposed in vector registers; the innermost loop
+reads no table. Where the output's innermost axis has fewer than PLANE_MIN_A elements, a is the next output axis and
+each step along it moves that short axis whole (its extent a compile-time constant too).
 permute-tiles (units that are not one host word, such as 6 or 24 bytes): both sides of the tile from tables.
-runs (a unit of RUN_BYTES or more contiguous on both sides): tiles of runs, B's runs against the output's next
-axis, each run copied whole (one memcpy). Every index is unsigned, so Numba adds no negative-index fix-up to the
-loops. Tasks are shared among threads (prange). Small requests go to NumPy.
+runs (a unit contiguous on both sides of RUN_BYTES or more, or of NARROW_RUN_BYTES or more in words under 8 bytes):
+tiles of runs, B's runs against the output's next axis, each run copied whole (one memcpy). Every index is
+unsigned, so Numba adds no negative-index fix-up to the loops. Tasks are shared among threads (prange). Small
+requests go to NumPy.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from .vectors import block_rows, block_side
 BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
 # Runs contiguous on both sides of at least RUN_BYTES are copied whole, RUN_TILE x RUN_TILE runs a tile
 RUN_BYTES, RUN_TILE = 64, 16
+# ... and so are runs of NARROW_RUN_BYTES or more that are not one host word, where the widest word dividing the run
+# and the strides is under 8 bytes (the table kernel would move them in 1-, 2- or 4-byte words). Against the table
+# kernel, on a 2-core Intel Xeon (2026-11-25, docs/permute.md): 1-byte words 3.9x-8.7x (11 cases), 2-byte words of
+# 16 bytes or more 1.1x-4.5x (10 cases; runs of 14 bytes 0.90x-0.91x), 4-byte 0.99x-2.2x (9 cases; 12 bytes 0.73x);
+# 8-byte words 0.72x-1.31x (9 cases, 0.91x in geometric mean), so those keep the table kernel under RUN_BYTES.
+NARROW_RUN_BYTES = 16
 PLANE_MIN_A = 8  # elements of the output's innermost axis from which it is the plane's side a
 PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
 
@@ -139,7 +146,11 @@ def plan(perm: Permutation) -> PermutePlan:
         return PermutePlan("permute-plane", f"general permutation: planes of {plane.a.extent}{inner} x "
                            f"{math.prod(x.extent for x in plane.b)} units of {plane.word} B ({len(plane.b)} input "
                            f"axes), {len(plane.others)} more axes", perm, plane)
-    sides = split(perm, widest_word(perm), SIDE_WORDS)
+    word = widest_word(perm)
+    if unit >= NARROW_RUN_BYTES and unit != perm.itemsize and word < 8:
+        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides ({word}-byte words), tiles of "
+                           f"{RUN_TILE} x {RUN_TILE} runs on all threads", perm, split(perm, word, 2))
+    sides = split(perm, word, SIDE_WORDS)
     return PermutePlan("permute-tiles", f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                        f"({sides.size_a} x {sides.size_b} words of {sides.word} B), {len(sides.rest)} more axes",
                        perm, sides)
