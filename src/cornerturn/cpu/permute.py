@@ -37,9 +37,9 @@ BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
 RUN_BYTES, RUN_TILE = 64, 16
 # ... and so are runs of NARROW_RUN_BYTES or more that are not one host word, where the widest word dividing the run
 # and the strides is under 8 bytes (the table kernel would move them in 1-, 2- or 4-byte words). Against the table
-# kernel, on a 2-core Intel Xeon (2026-11-25, docs/permute.md): 1-byte words 3.9x-8.7x (11 cases), 2-byte words of
-# 16 bytes or more 1.1x-4.5x (10 cases; runs of 14 bytes 0.90x-0.91x), 4-byte 0.99x-2.2x (9 cases; 12 bytes 0.73x);
-# 8-byte words 0.72x-1.31x (9 cases, 0.91x in geometric mean), so those keep the table kernel under RUN_BYTES.
+# kernel on 30 cases with such runs (2-core Intel Xeon, 2026-11-25, docs/permute.md): 1-byte words 3.9x-8.5x (9
+# cases), 2-byte 1.1x-4.5x (6; runs of 14 bytes 0.90x, 2), 4-byte 1.1x-2.2x (5); 8-byte words 0.72x-1.31x (8), so
+# those keep the table kernel under RUN_BYTES. On 20 fresh cases the 14 it moves ran 1.11x-5.53x.
 NARROW_RUN_BYTES = 16
 PLANE_MIN_A = 8  # elements of the output's innermost axis from which it is the plane's side a
 PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
