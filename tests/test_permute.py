@@ -549,6 +549,22 @@ def test_narrow_runs_rule():
         assert plan(p).name == method, (run, dtype)
 
 
+@pytest.mark.parametrize("run", [70000, 70001])
+def test_long_runs_in_pieces(run, rng):
+    """Six runs of about 70 KB (words of 8 bytes, then of 1): one tile of the runs kernel, so each run is cut into
+    pieces that tasks share; bit for bit into a poisoned output, and the piece count worked by hand."""
+    from cornerturn.cpu.permute import run_pieces
+
+    assert run_pieces(70000, 1, 2) == 4  # 8 tasks wanted (4 a thread), at most 70000 // 16384 pieces
+    assert run_pieces(70000, 1, 1) == 4 and run_pieces(20000, 1, 2) == 1 and run_pieces(10**6, 3, 2) == 3
+    assert run_pieces(10**6, 8, 2) == 1
+    x = random_bits((2, 3, run), np.uint8, rng)
+    assert cornerturn.plan(x.shape, x.dtype, axes=(1, 0, 2)).method == "runs"
+    out = poisoned((3, 2, run), np.uint8)
+    cornerturn.permute_dims(x, (1, 0, 2), out=out)
+    assert_bits_equal(out, reference(x, (1, 0, 2)))
+
+
 def test_plane_shape_validates():
     from cornerturn.cpu.permute import PlaneShape
 

@@ -41,6 +41,10 @@ RUN_BYTES, RUN_TILE = 64, 16
 # cases), 2-byte 1.1x-4.5x (6; runs of 14 bytes 0.90x, 2), 4-byte 1.1x-2.2x (5); 8-byte words 0.72x-1.31x (8), so
 # those keep the table kernel under RUN_BYTES. On 20 fresh cases the 14 it moves ran 1.11x-5.53x.
 NARROW_RUN_BYTES = 16
+# Where the runs kernel's tiles give fewer than RUN_TASKS_PER_THREAD tasks a thread, each run is cut into pieces (of
+# RUN_PIECE_MIN bytes or more) that tasks share: float32 11x6x73x340x19 by (1,0,2,3,4), six runs of 1.9 MB, was one
+# task on one thread (docs/permute.md)
+RUN_TASKS_PER_THREAD, RUN_PIECE_MIN = 4, 16384
 PLANE_MIN_A = 8  # elements of the output's innermost axis from which it is the plane's side a
 PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
 
@@ -298,25 +302,37 @@ def _copy_run(typingctx, x, src, out, dst, count):
 
 
 @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-def _runs(x, out, run, in_b, out_b, in_r, out_r, n1, tile):
+def _runs(x, out, run, in_b, out_b, in_r, out_r, n1, tile, pieces):
     """out[out_r[r] + out_b[b] + k] = x[in_r[r] + in_b[b] + k] for k < run: A is one run contiguous on both sides.
     A task takes tile x tile runs: `tile` b's (neighbours in the input) by `tile` indices of the rest's innermost
-    axis (n1 long; neighbours in the output), for one index of the rest's other axes."""
+    axis (n1 long; neighbours in the output), for one index of the rest's other axes; and of each run the piece
+    `pieces` tasks share (all of it where `pieces` is 1), so that a few long runs keep every thread busy."""
     nb = in_b.size
     tiles_b = (nb + tile - 1) // tile
     tiles_r = (n1 + tile - 1) // tile
     per = tiles_b * tiles_r
-    for t in prange(in_r.size // n1 * per):
-        o = t // per
-        u = t - o * per
+    for t in prange(in_r.size // n1 * per * pieces):
+        piece = t % pieces
+        u = t // pieces
+        o = u // per
+        u = u - o * per
         ib = u // tiles_r
         r0 = o * n1 + (u - ib * tiles_r) * tile
         r1 = min(r0 + tile, o * n1 + n1)
+        k0 = uint64(run * piece // pieces)
+        count = uint64(run * (piece + 1) // pieces) - k0
         for b in range(ib * tile, min(ib * tile + tile, nb)):
-            src_b = uint64(in_b[b])
-            dst_b = uint64(out_b[b])
+            src_b = uint64(in_b[b]) + k0
+            dst_b = uint64(out_b[b]) + k0
             for r in range(r0, r1):
-                _copy_run(x, uint64(in_r[r]) + src_b, out, uint64(out_r[r]) + dst_b, uint64(run))
+                _copy_run(x, uint64(in_r[r]) + src_b, out, uint64(out_r[r]) + dst_b, count)
+
+
+def run_pieces(run_bytes: int, tasks: int, threads: int) -> int:
+    """How many pieces the runs kernel cuts each run into: enough for RUN_TASKS_PER_THREAD tasks a thread where there
+    are fewer, none under RUN_PIECE_MIN bytes."""
+    want = -(-RUN_TASKS_PER_THREAD * threads // tasks)
+    return max(1, min(want, run_bytes // RUN_PIECE_MIN))
 
 
 @functools.lru_cache(maxsize=64)
@@ -352,6 +368,8 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
-        _runs(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, RUN_TILE)
+        tasks = in_r.size // n1 * -(-in_b.size // RUN_TILE) * -(-n1 // RUN_TILE)
+        pieces = run_pieces(in_a.size * word, tasks, numba.get_num_threads())
+        _runs(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, RUN_TILE, pieces)
     else:
         _permute(flat, out_words, *tables, BLOCK)
