@@ -45,6 +45,24 @@ class Sides:
         return math.prod(axis.extent for axis in self.rest)
 
 
+def chained(axes: tuple[Axis, ...]) -> bool:
+    """Whether the axes (innermost first) lie end to end in the input: their offsets are then index x first stride."""
+    return all(outer.in_stride == inner.in_stride * inner.extent for inner, outer in zip(axes, axes[1:]))
+
+
+def segment_axes(b: tuple[Axis, ...]) -> int:
+    """How many of B's leading axes lie end to end in the input (at least one): a row's segment."""
+    n = 1
+    while n < len(b) and chained(b[:n + 1]):
+        n += 1
+    return n
+
+
+def segment_extent(axes: tuple[Axis, ...]) -> int:
+    """Elements in the leading axes that lie end to end in the input (segment_axes): one segment."""
+    return math.prod(x.extent for x in axes[:segment_axes(axes)])
+
+
 def element_bytes(perm: Permutation) -> int:
     """Bytes that move as one unit: the element, or the run contiguous on both sides that the last axis makes."""
     if perm.in_strides[-1] == perm.itemsize:

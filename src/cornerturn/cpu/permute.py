@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
-from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
+from ..tiling import Axis, Sides, element_bytes, segment_extent, split, widest_word, word_axes
 from .planner import NUMPY_MAX_ELEMENTS  # NumPy's strided copy below this many elements, as for the transpose
 from .vectors import block_rows, block_side
 
@@ -128,32 +128,25 @@ def plane_run(sides: PlaneSides) -> int:
     stride), where the plane moves vector blocks (words of PLANE_VECTOR_WORDS, no short axis); else 0."""
     if sides.word not in PLANE_VECTOR_WORDS or sides.short is not None or sides.b[0].in_stride != 1:
         return 0
-    run = sides.b[0].extent
-    for inner, outer in zip(sides.b, sides.b[1:]):
-        if outer.in_stride != inner.in_stride * inner.extent:
-            break
-        run *= outer.extent
-    return run
+    return segment_extent(sides.b)
 
 
 def plan(perm: Permutation) -> PermutePlan:
     if perm.elements < NUMPY_MAX_ELEMENTS:
         return PermutePlan("numpy", f"{perm.elements} elements: NumPy's strided copy", perm, None)
-    unit = element_bytes(perm)
-    if unit >= RUN_BYTES:  # A is the unit alone: one run a row of the output
-        sides = split(perm, widest_word(perm), 2)
-        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides, tiles of {RUN_TILE} x {RUN_TILE} "
-                           f"runs on all threads", perm, sides)
+    unit, word = element_bytes(perm), widest_word(perm)
+    # a unit of NARROW_RUN_BYTES or more is never one host word of the plane's (16 bytes dividing every stride would
+    # make `word` 8), so the two kinds of runs go first together
+    if unit >= RUN_BYTES or (unit >= NARROW_RUN_BYTES and unit != perm.itemsize and word < 8):
+        # A is the unit alone: one run a row of the output
+        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides ({word}-byte words), tiles of "
+                           f"{RUN_TILE} x {RUN_TILE} runs on all threads", perm, split(perm, word, 2))
     plane = plane_sides(perm)
     if plane is not None:
         inner = f" (each step {plane.short.extent} units of the output's innermost axis)" if plane.short else ""
         return PermutePlan("permute-plane", f"general permutation: planes of {plane.a.extent}{inner} x "
                            f"{math.prod(x.extent for x in plane.b)} units of {plane.word} B ({len(plane.b)} input "
                            f"axes), {len(plane.others)} more axes", perm, plane)
-    word = widest_word(perm)
-    if unit >= NARROW_RUN_BYTES and unit != perm.itemsize and word < 8:
-        return PermutePlan("runs", f"runs of {unit} B contiguous on both sides ({word}-byte words), tiles of "
-                           f"{RUN_TILE} x {RUN_TILE} runs on all threads", perm, split(perm, word, 2))
     sides = split(perm, word, SIDE_WORDS)
     return PermutePlan("permute-tiles", f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                        f"({sides.size_a} x {sides.size_b} words of {sides.word} B), {len(sides.rest)} more axes",
@@ -362,7 +355,8 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         shape = PLANE_SHAPES[word]
         a, short = plan.sides.a, plan.sides.short
         run_b = plane_run(plan.sides)
-        vector = block_side(word) if run_b and run_b >= block_side(word) else 0
+        side = block_side(word) if run_b else 0
+        vector = side if run_b >= side else 0
         kernel = plane_kernel(shape.micro_a, shape.micro_b, short.extent if short else 1, vector)
         kernel(flat, out_words, a.extent, a.in_stride, short.in_stride if short else 0, *tables, shape.tile, run_b)
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 
 from ..problem import Permutation
-from ..tiling import Axis, Sides, element_bytes, split, widest_word, word_axes
+from ..tiling import Axis, Sides, chained, element_bytes, segment_axes, segment_extent, split, widest_word, word_axes
 from . import plan as engine_plan
 from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
 from .launch import Launch
@@ -160,14 +160,6 @@ SHIFTED_OUT_MIN_A = 128
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
-def segment_axes(b: tuple[Axis, ...]) -> int:
-    """How many of B's leading axes lie end to end in the input (at least one): a row's segment."""
-    n = 1
-    while n < len(b) and chained(b[:n + 1]):
-        n += 1
-    return n
-
-
 def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
     shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
@@ -192,7 +184,7 @@ def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | No
         cut = Sides(sides.word, sides.a, sides.b[:1], rest)
         if cut.size_b >= WORDS_MIN_B and len(rest) <= REST_IN_LAUNCH:
             sides = cut
-    segment = math.prod(x.extent for x in sides.b[:segment_axes(sides.b)]) * perm.itemsize
+    segment = segment_extent(sides.b) * perm.itemsize
     if segment_min is None:
         segment_min = SEGMENT_MIN
     if len(sides.rest) > REST_IN_LAUNCH or sides.size_b < WORDS_MIN_B or segment < segment_min:
@@ -227,7 +219,7 @@ def words_config(sides: Sides) -> PermuteWordsConfig:
 
 def _words_along_b(sides: Sides) -> tuple[int, int, int]:
     """(elements a segment, words a segment, words in all) along B in permute_words."""
-    seg_len = math.prod(x.extent for x in sides.b[:segment_axes(sides.b)])
+    seg_len = segment_extent(sides.b)
     seg_words = -(-seg_len // (4 // sides.word))
     return seg_len, seg_words, sides.size_b // seg_len * seg_words
 
@@ -272,11 +264,6 @@ def _contig(first: Axis, count: int, block: int, unit: bool) -> int:
     if count == 1:
         return block
     return min(block, first.extent & -first.extent)
-
-
-def chained(axes: tuple[Axis, ...]) -> bool:
-    """Whether the axes (innermost first) lie end to end in the input: their offsets are then index x first stride."""
-    return all(outer.in_stride == inner.in_stride * inner.extent for inner, outer in zip(axes, axes[1:]))
 
 
 def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Launch:
