@@ -4,6 +4,9 @@ storage refused by name."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from conftest import random_bits
@@ -72,6 +75,22 @@ def test_compiled_without_graph_breaks(rng):
     step = torch.compile(lambda t: cornerturn.transpose(t).square().sum(), fullgraph=True, backend="aot_eager")
     step(x).backward()
     assert torch.allclose(x.grad, 2 * x.detach())
+
+
+def test_first_call_compiled_when_cornerturn_was_imported_before_torch():
+    # A fresh interpreter: in this one torch is imported already. The first call to cornerturn is traced.
+    program = """
+import cornerturn, sys
+assert "torch" not in sys.modules
+import torch
+compiled = torch.compile(lambda t: cornerturn.permute_dims(t, (1, 2, 0)) * 2, fullgraph=True, backend="eager")
+z = torch.randn(4, 5, 6)
+assert torch.equal(compiled(z), z.permute(1, 2, 0) * 2)
+assert torch.equal(torch.compile(cornerturn.transpose, fullgraph=True, backend="eager")(z), z.transpose(1, 2))
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
 
 
 @pytest.mark.parametrize("make, name", [(lambda: torch.eye(4).to_sparse(), "layout torch.sparse_coo"),

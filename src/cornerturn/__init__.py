@@ -21,6 +21,10 @@ if sys.modules.get("torch") is not None:  # torch imported first: cornerturn's t
     from . import torch_ops
 
     torch_ops.register()
+else:  # else the moment torch is imported, before any torch.compile can trace a call
+    from . import torch_watch
+
+    torch_watch.install()
 
 __version__ = "0.1.0"
 

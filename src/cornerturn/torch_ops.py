@@ -5,9 +5,9 @@ fake implementation so that shapes propagate. Under torch.compile the public fun
 graph holds one node per call and no graph break; eagerly, only tensors that require grad take them (the operators'
 dispatch costs a few microseconds a call).
 
-Registered when cornerturn first meets torch: at `import cornerturn` if torch was imported before, else at the
-first torch tensor. A program that compiles before it ever calls cornerturn eagerly, and imported cornerturn before
-torch, calls `cornerturn.torch_ops.register()` first.
+Registered at `import cornerturn` if torch was imported before, else when torch is imported (cornerturn.torch_watch),
+so that a program whose first call is compiled finds them; if that registration failed, the first torch tensor
+tries again and raises.
 """
 
 from __future__ import annotations
