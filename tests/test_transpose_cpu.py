@@ -217,8 +217,18 @@ def test_vector_kernel_tiles(itemsize, rng):
             vector_kernel(itemsize, tile, parallel, staged)(x, out[:, : shape[2]])
             assert_bits_equal(out[:, : shape[2]], reference(x))
             assert_bits_equal(out[:, shape[2]], poisoned((shape[0], shape[1]), dtype))
+    n = 16 // itemsize
+    for tile in [(3 * n, 8 * n), (8 * n, 3 * n)]:  # rectangular tiles (rows, columns), sides ending inside each
+        for parallel in (True, False):
+            shape = (2, 2 * tile[0] + 5, 3 * tile[1] + n + 1)
+            x = random_bits(shape, dtype, rng)
+            out = poisoned((shape[0], shape[2], shape[1]), dtype)
+            vector_kernel(itemsize, tile, parallel)(x, out)
+            assert_bits_equal(out, reference(x))
     with pytest.raises(ValueError, match="element size 16"):
         vector_kernel(16, 128, True)
+    with pytest.raises(ValueError, match="not a multiple of the block side"):
+        vector_kernel(itemsize, (n, n + 1), True)
 
 
 @pytest.mark.parametrize("shape, dtype, tile, staged", [

@@ -431,11 +431,28 @@ def _speed_lines(kernel, side: int, itemsize: int, registers: int, c) -> list[st
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    """Autotune the GPU engine for each case of a suite; every candidate's timing goes to the tuning cache."""
+    """Autotune the GPU engine for each case of a suite; every candidate's timing goes to the tuning cache. With
+    --device cpu: measure the CPU vector kernel's tile for each element size on this host again."""
     import cornerturn
     from cornerturn.engine import tune
 
     from .bench.suites import suite
+
+    if args.device == "cpu":
+        from .cpu import host_tiles
+
+        try:
+            entries = host_tiles.remeasure()
+        except ValueError as error:
+            console.print(f"[red]tune: {error}[/red]")
+            return 2
+        console.print(f"{host_tiles.host_name()}: {host_tiles.cache_file()}", highlight=False)
+        for itemsize, entry in sorted(entries.items()):
+            rows, cols = entry["tile"]
+            scores = ", ".join(f"{tile} {score:.2f}" for tile, score in entry["score"].items())
+            console.print(f"  {itemsize}-byte elements: tiles of {rows} x {cols} (speed of each against the best "
+                          f"on each probe, geometric mean: {scores})", highlight=False)
+        return 0
 
     if not _gpu_present():
         console.print("[red]tune: needs a GPU and the GPU engine (cornerturn info says why not)[/red]")
@@ -544,7 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", default=None, metavar="PATH", help="write a picture of one warp's accesses")
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("tune", help="autotune the GPU engine on a suite's cases (kept in the tuning cache)")
+    p = sub.add_parser("tune", help="autotune the GPU engine on a suite's cases (kept in the tuning cache), or "
+                                    "measure the CPU's tiles on this host (--device cpu)")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda", help="the engine to tune (default: cuda)")
     p.add_argument("--suite", default="cuda", help="cases to tune (default: cuda)")
     p.add_argument("--budget", type=float, default=30.0, help="seconds of measuring per case")
     p.set_defaults(func=cmd_tune)

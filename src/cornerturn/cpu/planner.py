@@ -9,7 +9,7 @@ the parallel kernel pays from about 256x256.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -90,7 +90,8 @@ class SkinnyVariant:
         return skinny_kernel(self.short, self.short_rows, self.parallel)
 
 
-# Vector blocks (cpu/vectors.py): tiles of this many elements square, by element size, then halved (down to
+# Vector blocks (cpu/vectors.py): tiles of this many elements square, by element size (the shipped table, chosen on
+# a 2-core AMD EPYC; each host measures its own at first use, cpu/host_tiles.py), then halved (down to
 # VECTOR_TILE_MIN) until every thread has at least two. Where the input's row pitch is a multiple of ALIASED_PITCH
 # bytes (powers of two, 3072 floats, ...) smaller tiles win (a tile's rows then likely share cache and TLB sets).
 # Chosen from 119 case timings (seeds 12, 13, 15, 16: random shapes and aliased pitches, each case's tiles timed in
@@ -115,19 +116,22 @@ class VectorVariant:
     """Blocks of 16-byte rows transposed in vector registers (cpu/vectors.py), in tiles of `tile` elements."""
 
     itemsize: int
-    tile: int
+    tile: int  # input rows a tile covers
     parallel: bool
     staged: bool = False  # each tile copied into a scratch of the worker's own first
+    tile_from: str = field(default="the table", compare=False)  # where the tile came from, for the plan's reason
+    tile_cols: int = 0  # input columns a tile covers, where not `tile`
 
     @property
     def name(self) -> str:
         staged = "-staged" if self.staged else ""
-        return f"vectors16{staged}-tiles{self.tile}-{'parallel' if self.parallel else 'serial'}"
+        cols = f"x{self.tile_cols}" if self.tile_cols and self.tile_cols != self.tile else ""
+        return f"vectors16{staged}-tiles{self.tile}{cols}-{'parallel' if self.parallel else 'serial'}"
 
     def kernel(self):
         from .vectors import vector_kernel
 
-        return vector_kernel(self.itemsize, self.tile, self.parallel, self.staged)
+        return vector_kernel(self.itemsize, (self.tile, self.tile_cols or self.tile), self.parallel, self.staged)
 
 
 def vectorizable(problem: Problem) -> bool:
@@ -141,21 +145,45 @@ def vectorizable(problem: Problem) -> bool:
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
-    """The vector plan of `problem`: VECTOR_TILE for its element size (VECTOR_TILE_ALIASED where the input's row
-    pitch is a multiple of ALIASED_PITCH bytes; staged tiles of STAGED_TILE for 4- and 8-byte elements where it is
-    a multiple of STAGED_PITCH and at least STAGED_MIN_PITCH), halved while the tiles of its innermost batch are
-    fewer than two per thread."""
+    """The vector plan of `problem`: staged tiles of STAGED_TILE for 4- and 8-byte elements where the input's row
+    pitch is a multiple of STAGED_PITCH and at least STAGED_MIN_PITCH, VECTOR_TILE_ALIASED where it is a multiple of
+    ALIASED_PITCH bytes, else the host's tile for its element size (cpu/host_tiles.py: measured at first use, or
+    VECTOR_TILE where measuring is off); halved while the tiles of its innermost batch are fewer than two per
+    thread. A measured tile is also shared evenly across each side (`host_tiles.balanced`), as it was measured."""
     import numba
 
     pitch = abs(problem.row_stride)
     staged = problem.itemsize in STAGED_ITEMSIZES and pitch % STAGED_PITCH == 0 and pitch >= STAGED_MIN_PITCH
     aliased = problem.row_stride % ALIASED_PITCH == 0
-    tile = STAGED_TILE if staged else (VECTOR_TILE_ALIASED if aliased else VECTOR_TILE)[problem.itemsize]
     matrices = problem.batch[-1] if problem.batch else 1
     wanted = 2 * numba.get_num_threads() if parallel else 1
-    while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
-        tile //= 2
-    return VectorVariant(problem.itemsize, tile, parallel, staged)
+    if staged or aliased:
+        tile = STAGED_TILE if staged else VECTOR_TILE_ALIASED[problem.itemsize]
+        why = "staged tiles" if staged else f"pitch a multiple of {ALIASED_PITCH} B"
+        while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
+            tile //= 2
+        return VectorVariant(problem.itemsize, tile, parallel, staged, f"{why}, the table")
+    from .host_tiles import balanced, tiles_along, vector_tile
+    from .vectors import block_side
+
+    host = vector_tile(problem.itemsize, VECTOR_TILE[problem.itemsize])
+    rows, cols = host.tile
+    if host.source == "the table":
+        while rows > VECTOR_TILE_MIN and matrices * -(-problem.rows // rows) * -(-problem.cols // rows) < wanted:
+            rows //= 2
+        return VectorVariant(problem.itemsize, rows, parallel, staged, host.source)
+    # measured on this host: halved (the longer side first) while too few, then shared evenly, as measured
+    while (max(rows, cols) > VECTOR_TILE_MIN and
+           matrices * tiles_along(problem.rows, rows) * tiles_along(problem.cols, cols) < wanted):
+        if cols > rows:
+            cols //= 2
+        elif rows > cols:
+            rows //= 2
+        else:
+            rows, cols = rows // 2, cols // 2
+    side = block_side(problem.itemsize)
+    return VectorVariant(problem.itemsize, balanced(problem.rows, rows, side), parallel, staged, host.source,
+                         balanced(problem.cols, cols, side))
 
 
 @dataclass(frozen=True)
@@ -256,7 +284,8 @@ def choose_variant(problem: Problem | Permutation):
                        skinny)
     if vectorizable(problem):
         vector = vector_variant(problem, parallel)
-        return CpuPlan(vector.name, f"{reason}; blocks of 16-byte rows transposed in vector registers", geometry,
+        return CpuPlan(vector.name, f"{reason}; blocks of 16-byte rows transposed in vector registers (tile: "
+                                    f"{vector.tile_from})", geometry,
                        vector)
     variant = _variant(parallel, problem.itemsize, packed=False)
     if packable(problem):

@@ -138,47 +138,59 @@ def _move_tile(src, sb, si, sj, out, b, i0, i1, j0, j1, n):
 
 
 @numba.njit(inline="always")
-def _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols):
+def _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols):
     """(matrix, first row, row past the last, first column, column past the last) of task t's tile."""
     b, ti, tj = _tile_of(t, per_matrix, tiles_i)
-    i0 = ti * tile
-    j0 = tj * tile
-    return b, i0, min(i0 + tile, rows), j0, min(j0 + tile, cols)
+    i0 = ti * tile_rows
+    j0 = tj * tile_cols
+    return b, i0, min(i0 + tile_rows, rows), j0, min(j0 + tile_cols, cols)
+
+
+def vector_kernel(itemsize: int, tile: int | tuple[int, int], parallel: bool, staged: bool = False):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] for unsigned-integer words of `itemsize` bytes, `x` 3-D with
+    contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = block_side elements
+    square in tiles of `tile` (rows, columns; one number: square) elements, multiples of n. Staged: the tiles are
+    shared out in runs, one run a worker (at most NUMBA_NUM_THREADS), and each tile is first copied, row by row,
+    into the worker's own scratch, whose rows are STAGE_PAD bytes longer than the tile's, then transposed from
+    there, so that input rows whose pitch is a multiple of a page are not read down a column of them. One compiled
+    kernel serves every tile."""
+    n = block_side(itemsize)
+    tile_rows, tile_cols = (tile, tile) if isinstance(tile, int) else tile
+    if min(tile_rows, tile_cols) <= 0 or tile_rows % n or tile_cols % n:
+        raise ValueError(f"vector kernel: tile {tile} is not a multiple of the block side {n}")
+    compiled = _compiled_vector_kernel(itemsize, parallel, staged)
+
+    def kernel(x, out):
+        compiled(x, out, tile_rows, tile_cols)
+
+    return kernel
 
 
 @functools.cache
-def vector_kernel(itemsize: int, tile: int, parallel: bool, staged: bool = False):
-    """kernel(x, out): out[b, j, i] = x[b, i, j] for unsigned-integer words of `itemsize` bytes, `x` 3-D with
-    contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = block_side elements
-    square in tiles of `tile` elements square (a multiple of n). Staged: the tiles are shared out in runs, one run a
-    worker (at most NUMBA_NUM_THREADS), and each tile is first copied, row by row, into the worker's own scratch,
-    whose rows are STAGE_PAD bytes longer than the tile's, then transposed from there, so that input rows whose
-    pitch is a multiple of a page are not read down a column of them."""
+def _compiled_vector_kernel(itemsize: int, parallel: bool, staged: bool):
     N = block_side(itemsize)
-    if tile % N:
-        raise ValueError(f"vector kernel: tile {tile} is not a multiple of the block side {N}")
     STAGED = staged
-    PITCH = tile + STAGE_PAD // itemsize
+    PAD = STAGE_PAD // itemsize
     WORKERS = numba.config.NUMBA_NUM_THREADS if parallel else 1
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out):
+    def kernel(x, out, tile_rows, tile_cols):
         batch, rows, cols = x.shape
-        tiles_i = (rows + tile - 1) // tile
-        per_matrix = tiles_i * ((cols + tile - 1) // tile)
+        tiles_i = (rows + tile_rows - 1) // tile_rows
+        per_matrix = tiles_i * ((cols + tile_cols - 1) // tile_cols)
         tasks = batch * per_matrix
         if STAGED:
             workers = max(1, min(WORKERS, tasks))
-            scratch = np.empty((workers, tile, PITCH), x.dtype)
+            scratch = np.empty((workers, tile_rows, tile_cols + PAD), x.dtype)
             for w in prange(workers):
                 for t in range(w * tasks // workers, (w + 1) * tasks // workers):
-                    b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols)
+                    b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols)
                     for i in range(i0, i1):
                         scratch[w, i - i0, : j1 - j0] = x[b, i, j0:j1]
                     _move_tile(scratch, w, 0, 0, out, b, i0, i1, j0, j1, N)
         else:
             for t in prange(tasks):
-                b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile, rows, cols)
+                b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols)
                 _move_tile(x, b, i0, j0, out, b, i0, i1, j0, j1, N)
 
     return kernel
