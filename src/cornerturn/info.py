@@ -32,6 +32,11 @@ def versions() -> dict[str, str | None]:
 
 
 def cpu_name() -> str:
+    return f"{cpu_model()}, {os.cpu_count()} cores"
+
+
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo), else what the platform module says."""
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -41,7 +46,7 @@ def cpu_name() -> str:
                     break
     except OSError:
         pass
-    return f"{model}, {os.cpu_count()} cores"
+    return model
 
 
 def cuda_devices() -> tuple[list[str], str]:

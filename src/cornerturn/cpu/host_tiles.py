@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import re
 import time
 from dataclasses import dataclass
@@ -45,15 +44,9 @@ def host_name() -> str:
     """The CPU's model name and the threads the kernels use (the tile is a property of both)."""
     import numba
 
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {numba.get_num_threads()} threads"
+    from ..info import cpu_model
+
+    return f"{cpu_model()}, {numba.get_num_threads()} threads"
 
 
 def cache_file() -> Path | None:
