@@ -150,3 +150,14 @@ def test_tune_on_the_cpu_measures_every_element_size_again(measuring, monkeypatc
     monkeypatch.setenv("CORNERTURN_CACHE_DIR", "off")
     assert main(["tune", "--device", "cpu"]) == 2
     assert "would not be kept" in capsys.readouterr().out
+
+
+def test_a_folder_that_cannot_be_written_keeps_the_tile_in_the_process(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.delenv("CORNERTURN_CPU_TILES", raising=False)
+    monkeypatch.setenv("CORNERTURN_CACHE_DIR", str(blocked / "cache"))
+    monkeypatch.setattr(host_tiles, "_known", {})
+    monkeypatch.setattr(host_tiles, "measure", lambda itemsize, *a, **k: ((128, 1024), {(128, 1024): 1.0}))
+    assert host_tiles.vector_tile(2, VECTOR_TILE[2]).tile == (128, 1024)
+    assert not (blocked / "cache").exists() and list(tmp_path.iterdir()) == [blocked]

@@ -11,6 +11,7 @@ and the tile with the best geometric mean of time over each matrix's best time i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -131,10 +132,15 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Writes the file whole or not at all; a folder that cannot be written leaves the tiles in this process only."""
     partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(partial, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink()
 
 
 def remeasure(itemsizes: tuple[int, ...] = (1, 2, 4, 8)) -> dict[int, dict]:
