@@ -4,7 +4,7 @@ The best tile differs between hosts by more than between shapes: on a 2-core AMD
 elements at 0.96 of each shape's best tile in geometric mean and tiles of 256 at 0.85; on a 2-core Intel Xeon
 tiles of 1024 ran at 0.68 and 256 at 0.89 (docs/cpu.md). So each element size's tile is timed here once on three
 probe matrices (square, tall, wide; odd sides, so no pitch is a multiple of 512 bytes), in interleaved rounds,
-and the tile with the best geometric mean of time over each matrix's best time is kept in
+and the tile with the best geometric mean of speed against each matrix's best tile is kept in
 `$CORNERTURN_CACHE_DIR/cpu-tiles-HOST.json`. `CORNERTURN_CPU_TILES=shipped` takes the shipped table instead
 (`planner.VECTOR_TILE`), as does `CORNERTURN_CACHE_DIR=off`; `cornerturn tune --device cpu` measures again.
 """
@@ -26,7 +26,7 @@ import numpy as np
 # rows at a time, each row's lines used for longer); on a 2-core Intel Xeon 256 x 1024 ran at 0.90 of each
 # matrix's best of these in geometric mean over 14 matrices, 128 x 128 at 0.85, 1024 x 1024 at 0.71 (docs/cpu.md)
 CANDIDATES = ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024), (256, 1024))
-PROBE_BYTES = 24 << 20  # each probe matrix: large enough that its tiles leave the caches, 5-15 ms a transpose
+PROBE_BYTES = 24 << 20  # each probe matrix: far past L1 and L2, 3-15 ms a transpose on a 2-core machine
 ASPECT = 8  # the tall and wide probes' rows / columns
 ROUNDS = 3  # each round times every tile once on every probe; the median round counts
 SCHEMA = 2
