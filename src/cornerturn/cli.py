@@ -447,11 +447,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
             console.print(f"[red]tune: {error}[/red]")
             return 2
         console.print(f"{host_tiles.host_name()}: {host_tiles.cache_file()}", highlight=False)
-        for itemsize, entry in sorted(entries.items()):
+        for key, entry in sorted(entries.items(), key=lambda item: (int(item[0].split()[0]), item[0])):
+            size, *aliased = key.split()
             rows, cols = entry["tile"]
+            where = " (rows a multiple of 512 B apart)" if aliased else ""
             scores = ", ".join(f"{tile} {score:.2f}" for tile, score in entry["score"].items())
-            console.print(f"  {itemsize}-byte elements: tiles of {rows} x {cols} (speed of each against the best "
-                          f"on each probe, geometric mean: {scores})", highlight=False)
+            staged = ", staged" if entry["staged"] else ""
+            console.print(f"  {size}-byte elements{where}: tiles of {rows} x {cols}{staged} (speed of each against "
+                          f"the best on each probe, geometric mean: {scores})", highlight=False)
         return 0
 
     if not _gpu_present():

@@ -25,20 +25,28 @@ import numpy as np
 # (rows, columns) of input a tile covers: square tiles, and tiles of few rows and long columns (read down fewer
 # rows at a time, each row's lines used for longer); on a 2-core Intel Xeon 256 x 1024 ran at 0.90 of each
 # matrix's best of these in geometric mean over 14 matrices, 128 x 128 at 0.85, 1024 x 1024 at 0.71 (docs/cpu.md)
-CANDIDATES = ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024), (256, 1024))
+CANDIDATES = tuple((r, c, False) for r, c in ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024),
+                                             (256, 1024)))
+# Input rows a multiple of 512 B apart and at least STAGED_MIN_PITCH (planner.py): plain square tiles, or staged
+# ones (each tile copied first into a scratch of shorter pitch). On a 2-core Intel Xeon staged tiles ran ahead on 7
+# of 8 such matrices, 1.10x-1.64x the table's plan (int8 16384x16384 9.1 against 6.4 GB/s; docs/cpu.md); on the AMD
+# EPYC the table came from, staged bytes and 2-byte elements were behind.
+ALIASED_CANDIDATES = ((128, 128, False), (256, 256, False), (512, 512, False), (256, 256, True), (512, 512, True))
 PROBE_BYTES = 24 << 20  # each probe matrix: far past L1 and L2, 3-15 ms a transpose on a 2-core machine
 ASPECT = 8  # the tall and wide probes' rows / columns
 ROUNDS = 3  # each round times every tile once on every probe; the median round counts
-SCHEMA = 2
+SCHEMA = 3
 
 
 @dataclass(frozen=True)
 class HostTile:
     tile: tuple[int, int]  # rows, columns
     source: str  # "the table" (shipped), or when it was measured on this host
+    staged: bool = False
 
 
-_known: dict[int, HostTile] = {}
+Candidate = tuple[int, int, bool]  # rows, columns, staged
+_known: dict[tuple[int, bool], HostTile] = {}
 
 
 def host_name() -> str:
@@ -74,15 +82,23 @@ def balanced(extent: int, tile: int, side: int) -> int:
     return max(side, -(-share // side) * side)
 
 
-def probe_shapes(itemsize: int) -> list[tuple[int, int]]:
-    """Square, tall and wide matrices of about PROBE_BYTES with odd sides."""
+def probe_shapes(itemsize: int, aliased: bool = False) -> list[tuple[int, int]]:
+    """Square, tall and wide matrices of about PROBE_BYTES with odd sides; aliased: rows 16 KiB apart and rows
+    9 KiB apart (odd row counts)."""
+    if aliased:
+        return [(PROBE_BYTES // 16384, 16384 // itemsize), ((PROBE_BYTES // 9216) | 1, 9216 // itemsize)]
     elements = PROBE_BYTES // itemsize
     side = math.isqrt(elements)
     long, short = math.isqrt(elements * ASPECT), math.isqrt(elements // ASPECT)
     return [(side | 1, side | 1), (long | 1, short | 1), (short | 1, long | 1)]
 
 
-def best_tile(seconds: dict[tuple[int, int], list[float]]) -> tuple[tuple[int, int], dict[tuple[int, int], float]]:
+def label(candidate: Candidate) -> str:
+    rows, cols, staged = candidate
+    return f"{rows}x{cols}{' staged' if staged else ''}"
+
+
+def best_tile(seconds: dict[Candidate, list[float]]) -> tuple[Candidate, dict[Candidate, float]]:
     """The tile whose times, each over the best time on the same probe, have the smallest geometric mean; and every
     tile's geometric mean of best time over its time (1.0: the best on every probe)."""
     probes = len(next(iter(seconds.values())))
@@ -93,8 +109,7 @@ def best_tile(seconds: dict[tuple[int, int], list[float]]) -> tuple[tuple[int, i
 
 
 def measure(itemsize: int, shapes: list[tuple[int, int]] | None = None, rounds: int = ROUNDS,
-            candidates: tuple[tuple[int, int], ...] = CANDIDATES
-            ) -> tuple[tuple[int, int], dict[tuple[int, int], float]]:
+            candidates: tuple[Candidate, ...] = CANDIDATES) -> tuple[Candidate, dict[Candidate, float]]:
     """Times the threaded vector kernel in each candidate tile (`balanced` on each matrix, as the planner takes it)
     on the probe matrices, in interleaved rounds (each tile once a round, after one untimed call), and returns
     `best_tile` of the median rounds."""
@@ -102,13 +117,13 @@ def measure(itemsize: int, shapes: list[tuple[int, int]] | None = None, rounds: 
 
     word = np.dtype(f"u{itemsize}")
     side = block_side(itemsize)
-    seconds: dict[tuple[int, int], list[float]] = {tile: [] for tile in candidates}
+    seconds: dict[Candidate, list[float]] = {tile: [] for tile in candidates}
     for rows, cols in shapes or probe_shapes(itemsize):
-        kernels = {(r, c): vector_kernel(itemsize, (balanced(rows, r, side), balanced(cols, c, side)), True)
-                   for r, c in candidates}
+        kernels = {(r, c, st): vector_kernel(itemsize, (balanced(rows, r, side), balanced(cols, c, side)), True, st)
+                   for r, c, st in candidates}
         x = np.arange(rows * cols, dtype=np.uint64).astype(word).reshape(1, rows, cols)
         out = np.empty((1, cols, rows), word)
-        samples: dict[tuple[int, int], list[float]] = {tile: [] for tile in candidates}
+        samples: dict[Candidate, list[float]] = {tile: [] for tile in candidates}
         for kernel in kernels.values():
             kernel(x, out)
         for _ in range(rounds):
@@ -143,40 +158,50 @@ def _write(path: Path, data: dict) -> None:
             partial.unlink()
 
 
-def remeasure(itemsizes: tuple[int, ...] = (1, 2, 4, 8)) -> dict[int, dict]:
-    """Measures the tiles of these element sizes again (`cornerturn tune --device cpu`), whatever the file held, and
-    returns their entries. Plans made before in this process keep their tiles."""
+def _key(itemsize: int, aliased: bool) -> str:
+    return f"{itemsize}{' aliased' if aliased else ''}"
+
+
+def remeasure(itemsizes: tuple[int, ...] = (1, 2, 4, 8)) -> dict[str, dict]:
+    """Measures the tiles of these element sizes again, plain and aliased (`cornerturn tune --device cpu`), whatever
+    the file held, and returns their entries by key ("4", "4 aliased"). Plans made before in this process keep
+    their tiles."""
     path = cache_file()
     if path is None:
         raise ValueError("CORNERTURN_CACHE_DIR=off: measured tiles would not be kept")
+    keys = [(itemsize, aliased) for itemsize in itemsizes for aliased in (False, True)]
     data = _read(path)
-    tiles = {k: v for k, v in data.get("tiles", {}).items() if int(k) not in itemsizes}
+    tiles = {k: v for k, v in data.get("tiles", {}).items() if k not in {_key(*key) for key in keys}}
     _write(path, {"schema": SCHEMA, "host": host_name(), "tiles": tiles})
-    for itemsize in itemsizes:
-        _known.pop(itemsize, None)
-        vector_tile(itemsize, 0, measure_anyway=True)
-    return {int(k): v for k, v in _read(path)["tiles"].items() if int(k) in itemsizes}
+    for itemsize, aliased in keys:
+        _known.pop((itemsize, aliased), None)
+        vector_tile(itemsize, 0, aliased=aliased, measure_anyway=True)
+    return {k: v for k, v in _read(path)["tiles"].items() if k in {_key(*key) for key in keys}}
 
 
-def vector_tile(itemsize: int, shipped: int, *, measure_anyway: bool = False) -> HostTile:
-    """The plain (unaliased, unstaged) vector tile for `itemsize`-byte elements on this host: from this process's
-    memory, else the host's file, else measured now and written there; `shipped` where measuring is off."""
-    if itemsize in _known:
-        return _known[itemsize]
+def vector_tile(itemsize: int, shipped: int, *, aliased: bool = False, measure_anyway: bool = False) -> HostTile:
+    """The vector tile for `itemsize`-byte elements on this host, for input rows at any pitch or (aliased) at a
+    multiple of 512 B of at least STAGED_MIN_PITCH: from this process's memory, else the host's file, else
+    measured now and written there; `shipped` (square) where measuring is off."""
+    if (itemsize, aliased) in _known:
+        return _known[itemsize, aliased]
     path = cache_file()
     off = os.environ.get("CORNERTURN_CPU_TILES", "").strip().lower() == "shipped" and not measure_anyway
     if off or path is None:
         found = HostTile((shipped, shipped), "the table")
     else:
         data = _read(path)
-        entry = data.get("tiles", {}).get(str(itemsize))
+        key = _key(itemsize, aliased)
+        entry = data.get("tiles", {}).get(key)
         if entry is None:
-            tile, score = measure(itemsize)
-            entry = {"tile": list(tile), "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                     "score": {f"{r}x{c}": round(v, 3) for (r, c), v in score.items()}}
-            data = {"schema": SCHEMA, "host": host_name(), "tiles": {**data.get("tiles", {}), str(itemsize): entry}}
+            candidates = ALIASED_CANDIDATES if aliased else CANDIDATES
+            (rows, cols, staged), score = measure(itemsize, probe_shapes(itemsize, aliased), candidates=candidates)
+            entry = {"tile": [rows, cols], "staged": staged,
+                     "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                     "score": {label(t): round(v, 3) for t, v in score.items()}}
+            data = {"schema": SCHEMA, "host": host_name(), "tiles": {**data.get("tiles", {}), key: entry}}
             _write(path, data)
         rows, cols = (int(v) for v in entry["tile"])
-        found = HostTile((rows, cols), f"measured on this host {entry['measured']}")
-    _known[itemsize] = found
+        found = HostTile((rows, cols), f"measured on this host {entry['measured']}", bool(entry.get("staged")))
+    _known[itemsize, aliased] = found
     return found

@@ -145,11 +145,12 @@ def vectorizable(problem: Problem) -> bool:
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
-    """The vector plan of `problem`: staged tiles of STAGED_TILE for 4- and 8-byte elements where the input's row
+    """The vector plan of `problem`, from the host's measured tiles (cpu/host_tiles.py) for its element size: those
+    for rows a multiple of ALIASED_PITCH bytes apart and at least STAGED_MIN_PITCH (plain or staged), else those for
+    any pitch; where measuring is off, the table: staged tiles of STAGED_TILE for 4- and 8-byte elements where the
     pitch is a multiple of STAGED_PITCH and at least STAGED_MIN_PITCH, VECTOR_TILE_ALIASED where it is a multiple of
-    ALIASED_PITCH bytes, else the host's tile for its element size (cpu/host_tiles.py: measured at first use, or
-    VECTOR_TILE where measuring is off); halved while the tiles of its innermost batch are fewer than two per
-    thread. A measured tile is also shared evenly across each side (`host_tiles.balanced`), as it was measured."""
+    ALIASED_PITCH, else VECTOR_TILE. Halved while the tiles of its innermost batch are fewer than two per thread; a
+    measured tile is also shared evenly across each side (`host_tiles.balanced`), as it was measured."""
     import numba
 
     pitch = abs(problem.row_stride)
@@ -157,16 +158,19 @@ def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
     aliased = problem.row_stride % ALIASED_PITCH == 0
     matrices = problem.batch[-1] if problem.batch else 1
     wanted = 2 * numba.get_num_threads() if parallel else 1
-    if staged or aliased:
+    from .host_tiles import balanced, tiles_along, vector_tile
+
+    host = None
+    if aliased and pitch >= STAGED_MIN_PITCH:
+        host = vector_tile(problem.itemsize, STAGED_TILE, aliased=True)
+    if (host is None or host.source == "the table") and (staged or aliased):
         tile = STAGED_TILE if staged else VECTOR_TILE_ALIASED[problem.itemsize]
         why = "staged tiles" if staged else f"pitch a multiple of {ALIASED_PITCH} B"
         while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
             tile //= 2
         return VectorVariant(problem.itemsize, tile, parallel, staged, f"{why}, the table")
-    from .host_tiles import balanced, tiles_along, vector_tile
-    from .vectors import block_side
-
-    host = vector_tile(problem.itemsize, VECTOR_TILE[problem.itemsize])
+    if host is None:
+        host = vector_tile(problem.itemsize, VECTOR_TILE[problem.itemsize])
     rows, cols = host.tile
     if host.source == "the table":
         while rows > VECTOR_TILE_MIN and matrices * -(-problem.rows // rows) * -(-problem.cols // rows) < wanted:
@@ -181,9 +185,13 @@ def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
             rows //= 2
         else:
             rows, cols = rows // 2, cols // 2
+    from .vectors import block_side
+
     side = block_side(problem.itemsize)
-    return VectorVariant(problem.itemsize, balanced(problem.rows, rows, side), parallel, staged, host.source,
-                         balanced(problem.cols, cols, side))
+    where = f"rows a multiple of {ALIASED_PITCH} B apart, staged, " if host.staged else (
+        f"rows a multiple of {ALIASED_PITCH} B apart, " if aliased and pitch >= STAGED_MIN_PITCH else "")
+    return VectorVariant(problem.itemsize, balanced(problem.rows, rows, side), parallel, host.staged,
+                         where + host.source, balanced(problem.cols, cols, side))
 
 
 @dataclass(frozen=True)
