@@ -34,7 +34,7 @@ CANDIDATES = tuple((r, c, False) for r, c in ((128, 128), (256, 256), (512, 512)
 ALIASED_CANDIDATES = ((128, 128, False), (256, 256, False), (512, 512, False), (256, 256, True), (512, 512, True))
 PROBE_BYTES = 24 << 20  # each probe matrix: far past L1 and L2, 3-15 ms a transpose on a 2-core machine
 ASPECT = 8  # the tall and wide probes' rows / columns
-ROUNDS = 3  # each round times every tile once on every probe; the median round counts
+ROUNDS = 5  # each round times every tile once on every probe; the fastest round counts (a shared host stalls some)
 SCHEMA = 3
 
 
@@ -112,7 +112,7 @@ def measure(itemsize: int, shapes: list[tuple[int, int]] | None = None, rounds: 
             candidates: tuple[Candidate, ...] = CANDIDATES) -> tuple[Candidate, dict[Candidate, float]]:
     """Times the threaded vector kernel in each candidate tile (`balanced` on each matrix, as the planner takes it)
     on the probe matrices, in interleaved rounds (each tile once a round, after one untimed call), and returns
-    `best_tile` of the median rounds."""
+    `best_tile` of each tile's fastest round."""
     from .vectors import block_side, vector_kernel
 
     word = np.dtype(f"u{itemsize}")
@@ -132,7 +132,7 @@ def measure(itemsize: int, shapes: list[tuple[int, int]] | None = None, rounds: 
                 kernel(x, out)
                 samples[tile].append(time.perf_counter() - start)
         for tile in candidates:
-            seconds[tile].append(sorted(samples[tile])[len(samples[tile]) // 2])
+            seconds[tile].append(min(samples[tile]))
     return best_tile(seconds)
 
 
