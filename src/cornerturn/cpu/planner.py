@@ -160,22 +160,23 @@ def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
     wanted = 2 * numba.get_num_threads() if parallel else 1
     from .host_tiles import balanced, tiles_along, vector_tile
 
+    def halved(tile: int) -> int:  # a table's square tile, halved while too few
+        while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
+            tile //= 2
+        return tile
+
     host = None
     if aliased and pitch >= STAGED_MIN_PITCH:
         host = vector_tile(problem.itemsize, STAGED_TILE, aliased=True)
     if (host is None or host.source == "the table") and (staged or aliased):
         tile = STAGED_TILE if staged else VECTOR_TILE_ALIASED[problem.itemsize]
         why = "staged tiles" if staged else f"pitch a multiple of {ALIASED_PITCH} B"
-        while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
-            tile //= 2
-        return VectorVariant(problem.itemsize, tile, parallel, staged, f"{why}, the table")
+        return VectorVariant(problem.itemsize, halved(tile), parallel, staged, f"{why}, the table")
     if host is None:
         host = vector_tile(problem.itemsize, VECTOR_TILE[problem.itemsize])
     rows, cols = host.tile
     if host.source == "the table":
-        while rows > VECTOR_TILE_MIN and matrices * -(-problem.rows // rows) * -(-problem.cols // rows) < wanted:
-            rows //= 2
-        return VectorVariant(problem.itemsize, rows, parallel, staged, host.source)
+        return VectorVariant(problem.itemsize, halved(rows), parallel, staged, host.source)
     # measured on this host: halved (the longer side first) while too few, then shared evenly, as measured
     while (max(rows, cols) > VECTOR_TILE_MIN and
            matrices * tiles_along(problem.rows, rows) * tiles_along(problem.cols, cols) < wanted):
