@@ -150,7 +150,8 @@ def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
 
 @triton.jit
 def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK: tl.constexpr,
-               IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+               IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
+               PROBE_IN: tl.constexpr = True):
     """Words cw of input rows r ([BLOCK_R] x [BLOCK_CW]) of matrix b: PACK elements each, the row's elements 4 cw / E
     onwards; the first matrix starts x_off bytes after x_ptr (0 with IN_WORDS). With IN_WORDS every row starts at a
     whole word and the words are loaded as they are; otherwise each row is read as the aligned words that hold it,
@@ -158,7 +159,10 @@ def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_
     bytes from x_ptr)."""
     if WIDE:
         r = r.to(tl.int64)
-    ok = (r[:, None] < rows) & (cw[None, :] < (cols + PACK - 1) // PACK)  # in words: vector loads stay possible
+    limit = (cols + PACK - 1) // PACK
+    if IN_WORDS and PROBE_IN:  # probe: the load bound told a multiple of IN_ALIGN
+        limit = _aligned(limit, IN_ALIGN)
+    ok = (r[:, None] < rows) & (cw[None, :] < limit)  # in words: vector loads stay possible
     if IN_WORDS:
         q = b * _aligned(batch_stride // 4, IN_ALIGN) + r * _aligned(row_stride // 4, IN_ALIGN)
         return tl.load(x_ptr + q[:, None] + cw[None, :], mask=ok, other=0).to(tl.uint32, bitcast=True)
@@ -208,7 +212,8 @@ def _pick(k: tl.constexpr, w0, w1, w2, w3):
 def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
-                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
+                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
+                    PROBE_IN: tl.constexpr = True, PROBE_OUT: tl.constexpr = True):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -216,7 +221,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
     v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,
-                   WIDE, ASM)
+                   WIDE, ASM, PROBE_IN)
     out_base = out_off + b * cols * out_row_stride  # bytes from out_ptr; batched outputs are C-contiguous
     if OUT == 2:  # element by element along the output rows
         items = _words_of(out_ptr, E)
@@ -229,7 +234,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
         a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
             v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
-                           IN_WORDS, IN_ALIGN, WIDE, ASM)
+                           IN_WORDS, IN_ALIGN, WIDE, ASM, PROBE_IN)
             n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
@@ -247,8 +252,10 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                 at = ((out_base + c * out_row_stride + shift) // 4)[None, :] + rw[:, None]
             first = shift // E  # the elements of each output row before its first whole word, and from `last` on
             last = first + (rows - first) // PACK * PACK
-            tl.store(out_ptr + at, words.to(tl.int32, bitcast=True),
-                     mask=(rw[:, None] < (rows - first) // PACK) & (c[None, :] < cols))
+            whole = (rows - first) // PACK  # whole words a row
+            if OUT == 0 and PROBE_OUT:  # a multiple of OUT_ALIGN (the planner's promise)
+                whole = _aligned(whole, OUT_ALIGN)  # and the masked stores stay vectors
+            tl.store(out_ptr + at, words.to(tl.int32, bitcast=True), mask=(rw[:, None] < whole) & (c[None, :] < cols))
             if EDGES:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
                 if (tr == 0) | (tr * BLOCK_R + BLOCK_R + PACK > rows):  # this tile holds some: one by one
                     items = _words_of(out_ptr, E)
