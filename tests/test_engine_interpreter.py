@@ -260,6 +260,10 @@ def test_words_kernel_modes_follow_the_output_rows():
     assert flags(65, 64, 1, WordsConfig(8, 4)) == (1, True, True, 16, 1)
     assert flags(65, 64, 1, WordsConfig(8, 4, 4, "items")) == (2, False, True, 16, 1)
     assert flags(64, 63, 1, WordsConfig(8, 4)) == (0, False, False, 1, 16)  # input rows funnel-shifted
+    # OUT_ALIGN divides the whole words of an output row too: the stores' mask bound is written as its multiple
+    assert flags(40, 64, 1, WordsConfig(8, 4)) == (0, False, True, 16, 2)
+    problem = canonical((36, 43), (43, 1), 1)
+    assert engine_plan.build(problem, 4, WordsConfig(8, 4), out_row_stride=64).pieces[0][2].constexprs["OUT_ALIGN"] == 1
     with pytest.raises(ValueError, match="WordsConfig.out"):
         WordsConfig(8, 4, 4, "words")
 
@@ -414,10 +418,11 @@ def test_offsets_go_to_the_words_kernel_only():
     assert (c["IN_WORDS"], c["OUT"]) == (False, 0)
 
 
-@pytest.mark.parametrize("width, out", grid([40, 41, 42, 43], ["shifted", "items"]))
+@pytest.mark.parametrize("width, out", grid([40, 41, 42, 43, 48, 64], ["shifted", "items"]))
 def test_words_kernel_into_a_column_block(width, out, rng):
     """Odd input rows transposed into the first 36 columns of a wider output, `width` bytes a row (rows starting at
-    every residue): the block is exact and nothing around it is written."""
+    every residue, and 48 and 64: strides of 4 and 16 words, where the 9 whole words of a row are not): the block is
+    exact and nothing around it is written."""
     base = random_bits((36, 43), np.uint8, rng)
     got = _run_words(base, base, WordsConfig(8, 4, 4, out), out_row=width)
     want = poisoned(got.shape, np.uint8)

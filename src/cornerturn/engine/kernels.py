@@ -35,7 +35,9 @@ wider matrix (the grid form of cornerturn.blocks), each transposed where it is.
 The tile kernels take the output's row stride (in words or bytes; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
 transpose_words takes IN_ALIGN and OUT_ALIGN, powers of two that divide the input's row and
-batch strides and the output's row stride in words: Triton specialises integer arguments only on divisibility by
+batch strides and the output's row stride in words (OUT_ALIGN also the whole words of an output row, the stores' mask
+bound, which is written as its multiple: a mask the compiler cannot tell aligned splits each vector store into
+words a lane, 8 to 16 bytes apart): Triton specialises integer arguments only on divisibility by
 16, so without them a row pitch of, say, 3000 words is taken as unaligned and every access narrowed to one word
 (bfloat16 8192x6000 ran at 11% of the copy so, 91% with them; on an H200, docs/engine.md). The element kernels
 are not told: there, 16-byte accesses on one side only ran slower than one word a lane on both.
@@ -150,8 +152,7 @@ def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
 
 @triton.jit
 def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK: tl.constexpr,
-               IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-               PROBE_IN: tl.constexpr = True):
+               IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
     """Words cw of input rows r ([BLOCK_R] x [BLOCK_CW]) of matrix b: PACK elements each, the row's elements 4 cw / E
     onwards; the first matrix starts x_off bytes after x_ptr (0 with IN_WORDS). With IN_WORDS every row starts at a
     whole word and the words are loaded as they are; otherwise each row is read as the aligned words that hold it,
@@ -159,10 +160,7 @@ def _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_
     bytes from x_ptr)."""
     if WIDE:
         r = r.to(tl.int64)
-    limit = (cols + PACK - 1) // PACK
-    if IN_WORDS and PROBE_IN:  # probe: the load bound told a multiple of IN_ALIGN
-        limit = _aligned(limit, IN_ALIGN)
-    ok = (r[:, None] < rows) & (cw[None, :] < limit)  # in words: vector loads stay possible
+    ok = (r[:, None] < rows) & (cw[None, :] < (cols + PACK - 1) // PACK)  # in words: vector loads stay possible
     if IN_WORDS:
         q = b * _aligned(batch_stride // 4, IN_ALIGN) + r * _aligned(row_stride // 4, IN_ALIGN)
         return tl.load(x_ptr + q[:, None] + cw[None, :], mask=ok, other=0).to(tl.uint32, bitcast=True)
@@ -212,8 +210,7 @@ def _pick(k: tl.constexpr, w0, w1, w2, w3):
 def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
-                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    PROBE_IN: tl.constexpr = True, PROBE_OUT: tl.constexpr = True):
+                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -221,7 +218,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
     v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,
-                   WIDE, ASM, PROBE_IN)
+                   WIDE, ASM)
     out_base = out_off + b * cols * out_row_stride  # bytes from out_ptr; batched outputs are C-contiguous
     if OUT == 2:  # element by element along the output rows
         items = _words_of(out_ptr, E)
@@ -234,7 +231,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
         a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
             v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
-                           IN_WORDS, IN_ALIGN, WIDE, ASM, PROBE_IN)
+                           IN_WORDS, IN_ALIGN, WIDE, ASM)
             n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
@@ -253,7 +250,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
             first = shift // E  # the elements of each output row before its first whole word, and from `last` on
             last = first + (rows - first) // PACK * PACK
             whole = (rows - first) // PACK  # whole words a row
-            if OUT == 0 and PROBE_OUT:  # a multiple of OUT_ALIGN (the planner's promise)
+            if OUT == 0:  # a multiple of OUT_ALIGN (the planner's promise), written so that the compiler knows it
                 whole = _aligned(whole, OUT_ALIGN)  # and the masked stores stay vectors
             tl.store(out_ptr + at, words.to(tl.int32, bitcast=True), mask=(rw[:, None] < whole) & (c[None, :] < cols))
             if EDGES:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test

@@ -16,7 +16,6 @@ WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bit
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
 
 
-PROBE_MODE = "both"  # probe (scripts/mask_align_probe.py): which mask bounds the words kernel is told aligned
 SECTOR = 32  # bytes: the unit in which the L2 reads DRAM
 BAND_FROM = 16 << 20  # a column of tiles reading more input bytes than this is taken in bands (H100, docs/engine.md)
 BAND_BYTES = 2 << 20  # the input bytes a band's column of tiles reads
@@ -107,13 +106,11 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
                        "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
                        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
-                       "IN_ALIGN": (alignment(inner_stride // 4, problem.row_stride // 4, -(-problem.cols // pack))
-                                    if in_words else 1),
+                       "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        # the stores' mask bound too (whole words a row), so that masked stores stay vectors: told of
                        # the stride alone, the compiler split each vector into words a lane, 8 to 16 bytes apart
                        "OUT_ALIGN": (alignment(out_row_stride // 4, problem.rows // pack)
-                                     if out_row_stride % 4 == 0 else 1),
-                       "PROBE_IN": PROBE_MODE in ("both", "in"), "PROBE_OUT": PROBE_MODE in ("both", "out")},
+                                     if out_row_stride % 4 == 0 else 1)},
                       config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
