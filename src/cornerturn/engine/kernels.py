@@ -194,6 +194,28 @@ def _group_words(v, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.con
 
 
 @triton.jit
+def _next_groups(x_ptr, b, tr, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, a0, a1, a2, a3,
+                 BLOCK_R: tl.constexpr, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr,
+                 IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """The grouped words a0..a3 ([BLOCK_RW, BLOCK_CW]) one group of rows on: each group's successor gathered from the
+    tile itself, the last group's (the next tile's first) loaded, PACK rows, on its own."""
+    i = tl.arange(0, BLOCK_RW)[:, None] + tl.zeros([BLOCK_RW, BLOCK_CW], tl.int32)
+    up = tl.minimum(i + 1, BLOCK_RW - 1)
+    e = _row_words(x_ptr, b, tr * BLOCK_R + BLOCK_R + tl.arange(0, PACK), cw, rows, cols, batch_stride, row_stride,
+                   nbytes, x_off, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
+    e0, e1, e2, e3 = _group_words(e, 1, BLOCK_CW, PACK, ASM)
+    last = i == BLOCK_RW - 1
+    n0 = tl.where(last, e0, tl.gather(a0, up, 0))
+    n1 = tl.where(last, e1, tl.gather(a1, up, 0))
+    if PACK == 4:
+        n2 = tl.where(last, e2, tl.gather(a2, up, 0))
+        n3 = tl.where(last, e3, tl.gather(a3, up, 0))
+    else:
+        n2, n3 = n0, n1
+    return n0, n1, n2, n3
+
+
+@triton.jit
 def _pick(k: tl.constexpr, w0, w1, w2, w3):
     """The k-th of four tensors (k a compile-time constant)."""
     if k == 0:  # noqa: SIM116 - branches on a constexpr, resolved when the kernel is compiled
@@ -210,7 +232,8 @@ def _pick(k: tl.constexpr, w0, w1, w2, w3):
 def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride, nbytes,
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
-                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
+                    ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
+                    NEXT_BY_GATHER: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -230,9 +253,14 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
     else:
         a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
-            v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
-                           IN_WORDS, IN_ALIGN, WIDE, ASM)
-            n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
+            if NEXT_BY_GATHER:
+                n0, n1, n2, n3 = _next_groups(x_ptr, b, tr, cw, rows, cols, batch_stride, row_stride, nbytes, x_off,
+                                              a0, a1, a2, a3, BLOCK_R, BLOCK_RW, BLOCK_CW, PACK, IN_WORDS, IN_ALIGN,
+                                              WIDE, ASM)
+            else:
+                v = _row_words(x_ptr, b, r + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
+                               IN_WORDS, IN_ALIGN, WIDE, ASM)
+                n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
         for k in tl.static_range(PACK):

@@ -16,6 +16,7 @@ WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bit
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
 
 
+PROBE_GATHER = False  # probe: OUT 1's next groups gathered from the tile instead of loaded again
 SECTOR = 32  # bytes: the unit in which the L2 reads DRAM
 BAND_FROM = 16 << 20  # a column of tiles reading more input bytes than this is taken in bands (H100, docs/engine.md)
 BAND_BYTES = 2 << 20  # the input bytes a band's column of tiles reads
@@ -110,7 +111,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        # the stores' mask bound too (whole words a row), so that masked stores stay vectors: told of
                        # the stride alone, the compiler split each vector into words a lane, 8 to 16 bytes apart
                        "OUT_ALIGN": (alignment(out_row_stride // 4, problem.rows // pack)
-                                     if out_row_stride % 4 == 0 else 1)},
+                                     if out_row_stride % 4 == 0 else 1),
+                       "NEXT_BY_GATHER": PROBE_GATHER and out == 1 and config.block_r // pack >= 2},
                       config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
