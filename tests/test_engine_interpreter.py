@@ -260,6 +260,14 @@ def test_words_kernel_modes_follow_the_output_rows():
     assert flags(65, 64, 1, WordsConfig(8, 4)) == (1, True, True, 16, 1)
     assert flags(65, 64, 1, WordsConfig(8, 4, 4, "items")) == (2, False, True, 16, 1)
     assert flags(64, 63, 1, WordsConfig(8, 4)) == (0, False, False, 1, 16)  # input rows funnel-shifted
+    # 2-byte rows an odd number of words apart, output rows inside words: element by element, whatever the config
+    assert flags(301, 302, 2, WordsConfig(8, 4)) == (2, False, True, 1, 1)
+    assert flags(301, 304, 2, WordsConfig(8, 4)) == (1, True, True, 8, 1)  # rows 608 B apart: shifted
+    # shifted bytes take each group's successor from the tile (gathered) where the tile holds two groups or more
+    gathered = engine_plan.build(canonical((65, 64), (64, 1), 1), 4, WordsConfig(8, 4)).pieces[0][2].constexprs
+    alone = engine_plan.build(canonical((65, 64), (64, 1), 1), 4, WordsConfig(4, 1, 1)).pieces[0][2].constexprs
+    halves = engine_plan.build(canonical((301, 304), (608, 2), 2), 4, WordsConfig(8, 4)).pieces[0][2].constexprs
+    assert (gathered["NEXT_BY_GATHER"], alone["NEXT_BY_GATHER"], halves["NEXT_BY_GATHER"]) == (True, False, False)
     # OUT_ALIGN divides the whole words of an output row too: the stores' mask bound is written as its multiple
     assert flags(40, 64, 1, WordsConfig(8, 4)) == (0, False, True, 16, 2)
     problem = canonical((36, 43), (43, 1), 1)

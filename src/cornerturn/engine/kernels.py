@@ -11,9 +11,10 @@ transpose_words: 1- and 2-byte elements moved as 32-bit words. A program loads B
 (PACK elements each): as they are where every row starts at a whole word, else each row as the aligned words that
 hold it, two neighbours funnel-shifted into each word. Byte permutes regroup the elements of PACK consecutive rows
 into output words, stored whole along the output rows where those start at whole words. Output rows that start
-inside a word are written either as words shifted into place from two groups of rows (OUT 1: the tile is read a
-second time, PACK rows lower, and the elements before the first whole word and after the last one are stored one
-by one), or element by element along the output rows (OUT 2). Arrays that start x_off and out_off bytes past a
+inside a word are written either as words shifted into place from two groups of rows (OUT 1: each group's successor
+gathered from the tile where NEXT_BY_GATHER, else the tile read a second time, PACK rows lower; the elements
+before the first whole word and after the last one are stored one by one), or element by element along the output
+rows (OUT 2). Arrays that start x_off and out_off bytes past a
 whole word (slices) are passed as the words before them, and every row is then read (and written) as unaligned.
 
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
