@@ -132,4 +132,5 @@ def lookup(problem: Problem, device_name: str, word: int | None = None,
     chosen_word, config = entry["word"], config_from_dict(entry["config"])
     if (word is not None and word != chosen_word) or not fits(problem, chosen_word, config):
         return None
-    return chosen_word, config, f"table {key} ({table.get('device')}, {table.get('date')})"
+    # a class measured again on its own (scripts/plan_table.py --sizes) carries the date of that measurement
+    return chosen_word, config, f"table {key} ({table.get('device')}, {entry.get('date', table.get('date'))})"
