@@ -198,13 +198,21 @@ def _group_words(v, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.con
 def _next_groups(x_ptr, b, tr, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, a0, a1, a2, a3,
                  BLOCK_R: tl.constexpr, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr, PACK: tl.constexpr,
                  IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
-    """The grouped words a0..a3 ([BLOCK_RW, BLOCK_CW]) one group of rows on: each group's successor gathered from the
-    tile itself, the last group's (the next tile's first) loaded, PACK rows, on its own."""
-    i = tl.arange(0, BLOCK_RW)[:, None] + tl.zeros([BLOCK_RW, BLOCK_CW], tl.int32)
-    up = tl.minimum(i + 1, BLOCK_RW - 1)
+    """The grouped words a0..a3 ([BLOCK_RW, BLOCK_CW]) of tile row tr one group of rows on: the next tile's first
+    group loaded, PACK rows, the others gathered from the tile (_successors)."""
     e = _row_words(x_ptr, b, tr * BLOCK_R + BLOCK_R + tl.arange(0, PACK), cw, rows, cols, batch_stride, row_stride,
                    nbytes, x_off, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
     e0, e1, e2, e3 = _group_words(e, 1, BLOCK_CW, PACK, ASM)
+    return _successors(a0, a1, a2, a3, e0, e1, e2, e3, BLOCK_RW, BLOCK_CW, PACK)
+
+
+@triton.jit
+def _successors(a0, a1, a2, a3, e0, e1, e2, e3, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr,
+                PACK: tl.constexpr):
+    """Each group's successor in the grouped words a0..a3 ([BLOCK_RW, BLOCK_CW]): the next group, gathered from the
+    tile (warp shuffles), and for the last one e0..e3 ([1, BLOCK_CW], the group after the tile)."""
+    i = tl.arange(0, BLOCK_RW)[:, None] + tl.zeros([BLOCK_RW, BLOCK_CW], tl.int32)
+    up = tl.minimum(i + 1, BLOCK_RW - 1)
     last = i == BLOCK_RW - 1
     n0 = tl.where(last, e0, tl.gather(a0, up, 0))
     n1 = tl.where(last, e1, tl.gather(a1, up, 0))

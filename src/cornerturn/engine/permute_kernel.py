@@ -33,7 +33,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _funnel_shift, _group_words, _pick, _words_of
+from .kernels import _funnel_shift, _group_words, _pick, _successors, _words_of
 
 
 @triton.jit
@@ -174,7 +174,7 @@ def permute_words(x_ptr, out_ptr,
                   size_a, size_b, tiles_a, tiles_b, nbytes,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
                   BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT: tl.constexpr,
-                  WIDE: tl.constexpr, ASM: tl.constexpr):
+                  WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False):
     """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
     E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
     segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
@@ -207,9 +207,16 @@ def permute_words(x_ptr, out_ptr,
         BLOCK_G: tl.constexpr = BLOCK_A // PACK
         w0, w1, w2, w3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         if OUT == 1:  # the next group of rows too: a word starting inside a group takes the next group's elements
-            v = _rows_in_words(x_ptr, in_base, a + PACK, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0,
-                               is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
-            n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
+            if NEXT_BY_GATHER:  # the tile's own groups gathered, the group after the tile loaded alone
+                e = _rows_in_words(x_ptr, in_base, ta * BLOCK_A + BLOCK_A + tl.arange(0, PACK), cw, seg, w, ea0, ea1,
+                                   ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS,
+                                   E, IN_WORDS, ASM)
+                e0, e1, e2, e3 = _group_words(e, 1, BLOCK_CW, PACK, ASM)
+                n0, n1, n2, n3 = _successors(w0, w1, w2, w3, e0, e1, e2, e3, BLOCK_G, BLOCK_CW, PACK)
+            else:
+                v = _rows_in_words(x_ptr, in_base, a + PACK, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words,
+                                   es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
+                n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
         for k in tl.static_range(PACK):
             group = _pick(k, w0, w1, w2, w3)  # element k of each input word: B's element c, rows of groups g
