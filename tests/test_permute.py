@@ -318,7 +318,8 @@ def test_words_modes_and_rule():
         return permute.build(p, permute.natural_word(p)).pieces[0][2].constexprs
 
     assert launch((17, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 2  # 17 bytes of A: element by element
-    assert launch((130, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 1  # 130, B of two axes or more: shifted into place
+    shifted = launch((130, 3, 6, 18), (2, 1, 3, 0), 1)  # 130, B of two axes or more: shifted into place, each
+    assert shifted["OUT"] == 1 and shifted["NEXT_BY_GATHER"] is True  # group's successor gathered from the tile
     assert launch((131, 3, 300), (2, 1, 0), 1)["OUT"] == 2  # 393, B of one axis: element by element
     assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 0  # whole words
     assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes

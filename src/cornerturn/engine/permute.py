@@ -157,7 +157,6 @@ WORDS_MIN_A = 16  # bytes along A that permute_words needs
 # fresh seeds 4000-4015 with the rule set, 1.12x in geometric mean on the 18 it shifts (0.98x-1.28x), 0.73x on the 14
 # it does not (11 behind); H100, 2026-11-25, docs/permute.md
 SHIFTED_OUT_MIN_A = 128
-PROBE_GATHER = False  # probe: permute_words' shifted runs take the next groups gathered from the tile
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
@@ -375,7 +374,9 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
     constexprs = {"NA_IN": na_in, "NB": len(b), "NS": len(segments), "NR": len(rest), "BLOCK_A": config.block_a,
                   "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT": out, "WIDE": wide,
                   "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
-                  "NEXT_BY_GATHER": PROBE_GATHER and out == 1 and config.block_a // 4 >= 2}
+                  # shifted runs take each group's successor gathered from the tile, not read again: 1.08x on 30
+                  # random cases (0.93x-1.55x; H200, 2026-11-26, docs/permute.md)
+                  "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2}
     plan = EnginePlan(perm, config, 4, reason or "given")
     plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

@@ -25,7 +25,8 @@ the tile (one index of A) is read along B as the aligned words that hold it, seg
 that lie end to end in the input; its other axes say where each segment starts), two neighbours funnel-shifted into
 each word where a segment starts inside one; byte permutes regroup 4 (2) rows into output words, stored whole where
 side A spans whole words of the output, else shifted into place from two groups of rows (the loose elements at each
-run's ends one by one) or element by element (the transpose's words kernel, with a permutation's rows).
+run's ends one by one; each group's successor gathered from the tile where NEXT_BY_GATHER, else the tile read a second
+time) or element by element (the transpose's words kernel, with a permutation's rows).
 """
 
 from __future__ import annotations
