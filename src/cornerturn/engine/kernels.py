@@ -14,8 +14,8 @@ into output words, stored whole along the output rows where those start at whole
 inside a word are written either as words shifted into place from two groups of rows (OUT 1: each group's successor
 gathered from the tile where NEXT_BY_GATHER, else the tile read a second time, PACK rows lower; the elements
 before the first whole word and after the last one are stored one by one), or element by element along the output
-rows (OUT 2). Arrays that start x_off and out_off bytes past a
-whole word (slices) are passed as the words before them, and every row is then read (and written) as unaligned.
+rows (OUT 2). Arrays that start x_off and out_off bytes past a whole word (slices) are passed as the words before
+them, and every row is then read (and written) as unaligned.
 
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
 segment of 2 x BLOCK_C words is loaded whole, the tile is regrouped (reshape to pairs, swap the row and column
@@ -35,13 +35,13 @@ wider matrix (the grid form of cornerturn.blocks), each transposed where it is.
 
 The tile kernels take the output's row stride (in words or bytes; rows x WORDS for a C-contiguous output) so that
 a matrix can be transposed into a column block of a wider output; batched launches have C-contiguous outputs.
-transpose_words takes IN_ALIGN and OUT_ALIGN, powers of two that divide the input's row and
-batch strides and the output's row stride in words (OUT_ALIGN also the whole words of an output row, the stores' mask
-bound, which is written as its multiple: a mask the compiler cannot tell aligned splits each vector store into
-words a lane, 8 to 16 bytes apart): Triton specialises integer arguments only on divisibility by
-16, so without them a row pitch of, say, 3000 words is taken as unaligned and every access narrowed to one word
-(bfloat16 8192x6000 ran at 11% of the copy so, 91% with them; on an H200, docs/engine.md). The element kernels
-are not told: there, 16-byte accesses on one side only ran slower than one word a lane on both.
+transpose_words takes IN_ALIGN and OUT_ALIGN, powers of two that divide the input's row and batch strides and the
+output's row stride in words (OUT_ALIGN also the whole words of an output row, the stores' mask bound, which is
+written as its multiple: a mask the compiler cannot tell aligned splits each vector store into words a lane, 8 to 16
+bytes apart): Triton specialises integer arguments only on divisibility by 16, so without them a row pitch of, say,
+3000 words is taken as unaligned and every access narrowed to one word (bfloat16 8192x6000 ran at 11% of the copy
+so, 91% with them; on an H200, docs/engine.md). The element kernels are not told: there, 16-byte accesses on one
+side only ran slower than one word a lane on both.
 
 cycles_save, cycles_move: a permutation of equal chunks in place (cornerturn.cycles), for the block form of the
 in-place transpose (cornerturn.blocks). A program moves one BLOCK-word part of every chunk of one segment, down
