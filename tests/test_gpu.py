@@ -138,7 +138,7 @@ def test_skinny_and_batched_launch(gen):
 
 def test_square_in_place_on_the_gpu(gen):
     for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
-        for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000)]:
+        for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000), (2, 300, 300), (3, 130, 130)]:
             x = rand_bits(shape, dtype, gen)
             want = x.transpose(-1, -2).contiguous()
             assert cornerturn.transpose_(x) is x

@@ -77,14 +77,15 @@ def test_read_only_is_refused(rng):
         cornerturn.transpose_(x)
 
 
-@pytest.mark.parametrize("dtype, shape, block, readdress", grid(
-    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70)],
+@pytest.mark.parametrize("dtype, shape, block, readdress, split", grid(
+    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70), (44, 44), (2, 3, 40, 40)],
     [None, 8],  # the default tiles, or tiles of 8
-    [False, True]))  # pointers kept across the barrier, or recomputed
-def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, rng):
+    [False, True],  # pointers kept across the barrier, or recomputed
+    [False, True]))  # every pair masked, or pairs inside the square unmasked and told the side's alignment
+def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, split, rng):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    from cornerturn.engine.inplace import square_launch, square_word
+    from cornerturn.engine.inplace import side_alignment, square_launch, square_word
 
     x = random_bits(shape, dtype, rng)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
@@ -92,10 +93,43 @@ def test_gpu_square_kernel_in_the_interpreter(dtype, shape, block, readdress, rn
     word = square_word(x.itemsize, x.__array_interface__["data"][0])
     words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[word]))
     # tiles of 8 on 70 x 70: 9 x 9 tiles, 45 pairs a matrix, numbered across the batch
-    launch = square_launch(batch, n, x.itemsize, word, block, readdress=readdress)
-    assert launch.constexprs["READDRESS"] is readdress
+    launch = square_launch(batch, n, x.itemsize, word, block, readdress=readdress, split=split)
+    assert launch.constexprs["READDRESS"] is readdress and launch.constexprs["SPLIT"] is split
+    assert launch.constexprs["ALIGN"] == (side_alignment(n) if split else 1)
     launch.run_tensors(words, words)
     assert_bits_equal(x, want)
+
+
+@pytest.mark.parametrize("dtype, n, split", grid([np.uint8, np.float32, np.complex128], [44, 37], [False, True]))
+def test_gpu_square_kernel_side_by_side_in_the_interpreter(dtype, n, split, rng):
+    """The grid form's layout (squares three to a row of squares, two rows of them): pairs inside each square
+    unmasked and told the side's alignment (44: rows four elements apart) or not; tiles of 8."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
+    count, across = 2, 3
+    x = random_bits((count, n, across, n), dtype, rng)
+    want = np.ascontiguousarray(x.transpose(0, 3, 2, 1))
+    word = min(x.itemsize, 8)
+    launch = square_launch(count * across, n, x.itemsize, word, 8, across=across, split=split)
+    assert launch.constexprs["GRID"] and launch.constexprs["SPLIT"] is split
+    words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 4: np.int32, 8: np.int64}[word]))
+    launch.run_tensors(words, words)
+    assert_bits_equal(x, want)
+
+
+def test_side_alignment_is_the_power_of_two_below_16_that_divides_the_side():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import side_alignment, square_launch
+
+    assert [side_alignment(n) for n in (1, 2, 12, 44, 40, 70, 33, 16, 48, 0)] == [1, 2, 4, 4, 8, 2, 1, 1, 1, 1]
+    # tiles of 128 for 1- and 2-byte squares of 100 MiB or more, split; 64 below, or for wider elements
+    tiles = {(n, size): square_launch(1, n, size, size).constexprs["BLOCK"]
+             for n, size in ((11364, 1), (8004, 1), (8004, 2), (7006, 2), (11364, 4), (16384, 2))}
+    assert tiles == {(11364, 1): 128, (8004, 1): 64, (8004, 2): 128, (7006, 2): 64, (11364, 4): 64, (16384, 2): 64}
+    with pytest.raises(ValueError, match="does not divide"):
+        square_launch(1, 44, 4, 4, split=True, align=8)
 
 
 def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
@@ -104,8 +138,10 @@ def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
 
     assert square_launch(1, 16383, 1, 1).constexprs["READDRESS"]  # rows of 16383 bytes
     assert square_launch(1, 8191, 4, 4).constexprs["READDRESS"]
+    assert square_launch(1, 8188, 4, 4).constexprs["READDRESS"]  # whole 16-byte runs, but the last column masked
+    assert not square_launch(1, 8188, 4, 4, split=False).constexprs["READDRESS"]
     assert not square_launch(1, 16384, 1, 1).constexprs["READDRESS"]
-    assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements
+    assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements, flat
 
 
 @pytest.mark.parametrize("dtype, shape, block, across, word", grid(
@@ -170,11 +206,12 @@ def test_square_funnel_where_rows_are_not_whole_words():
     assert square_default(4, 16383, 1, 1).kernel.fn.__name__ == "transpose_square_inplace"
 
 
-@pytest.mark.parametrize("dtype, shape, block, readdress", grid(
-    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70), (64, 64)],
+@pytest.mark.parametrize("dtype, shape, block, readdress, split", grid(
+    [np.uint8, np.float32, np.complex128], [(2, 2), (33, 33), (2, 70, 70), (64, 64), (2, 36, 36)],
     [8, 16],  # tiles of 8 or 16
-    [False, True]))  # pointers kept across the barrier, or recomputed
-def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, readdress, rng):
+    [False, True],  # pointers kept across the barrier, or recomputed
+    [False, True]))  # every pair masked, or pairs inside the square unmasked
+def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, readdress, split, rng):
     """Both tiles moved as rows of words (FLAT), one or two words an element, odd sides and batches too."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
@@ -184,7 +221,7 @@ def test_gpu_square_kernel_flat_in_the_interpreter(dtype, shape, block, readdres
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     n, batch = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
     word = min(x.itemsize, 8)
-    launch = square_launch(batch, n, x.itemsize, word, block, None, True, readdress)
+    launch = square_launch(batch, n, x.itemsize, word, block, None, True, readdress, split=split)
     assert launch.constexprs["FLAT"] and launch.constexprs["READDRESS"] is readdress
     words = torch.from_numpy(x.reshape(-1).view({1: np.int8, 4: np.int32, 8: np.int64}[word]))
     launch.run_tensors(words, words)

@@ -10,11 +10,20 @@ from .launch import Launch
 
 # (block, warps) per element size, the best of a sweep on an H200 (docs/inplace.md)
 SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
-# when the side is not a multiple of 16, accesses are one word each and larger tiles spill registers: an int8
-# 128-tile took 17.6 ms for four 16383-squares on an H100, a 64-tile 2.2 ms; with the store pointers computed
-# after the barrier (READDRESS), 2-byte elements run best with 8 warps (float16 4095-squares at 67.5% of the
-# copy against 58.9% with 4, on an H200; docs/inplace.md)
-SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 8), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
+# when the side is not a multiple of 16, pairs inside the square move without masks (SPLIT_PAIRS), in words as
+# wide as the side's alignment allows, and the store pointers are computed after the barrier (READDRESS); the pairs
+# on the last column of tiles move one element an access, and larger tiles spill registers (an int8 128-tile took
+# 17.6 ms for four 16383-squares on an H100, a 64-tile 2.2 ms). (block, warps) per element size from random squares
+# on an H200 (2026-11-26, docs/inplace.md): 8-byte elements with tiles of 64 (1.09x in geometric mean against 32),
+# 2-byte with 4 warps (1.03x against 8)
+SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 4), 4: (64, 4), 8: (64, 4), 16: (32, 4)}
+SPLIT_PAIRS = True
+# ... except for 1- and 2-byte squares of LARGE_SQUARE_BYTES or more, split: tiles of 128 (rows of 128 or 256 bytes);
+# on an H200 int8 11364- to 20004-squares at 61-64% of the copy against 50-57% with tiles of 64, float16 8004- to
+# 30002-squares 61-77% against 55-69%; below it the 64-tiles win (int8 8004^2 69% against 63%, float16 7006^2 73%
+# against 71%; 2026-11-26, docs/inplace.md)
+LARGE_SQUARE_BYTES = 100 << 20
+LARGE_SQUARE_TILES = {1: (128, 4), 2: (128, 4)}
 # 16-byte elements in 8-byte words move their tiles as rows of words (transpose_square_inplace FLAT): complex128
 # 8192^2 at 89.6% of the copy against 84.2% for the 3-D tiles, 8191^2 at 86.8% against 61% (H200, docs/inplace.md)
 FLAT_PAIRS = True
@@ -28,30 +37,48 @@ FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
-                  across: int = 0, funnel: int = 0) -> Launch:
+                  across: int = 0, funnel: int = 0, split: bool | None = None, align: int | None = None) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
-    the barrier (default: where rows are not whole 16-byte runs, so that accesses are one word wide). With
+    the barrier (default: where accesses are one element wide: rows that are not whole 16-byte runs, or the
+    masked pairs of a split kernel). With
     `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
-    reads the tiles through words of that size."""
+    reads the tiles through words of that size. With `split` (default: SPLIT_PAIRS where n is not a multiple of
+    16), pairs inside the square move without masks, told that rows start at multiples of `align` elements
+    (default: side_alignment(n))."""
     from . import kernels
     from .plan import WIDE_FROM
 
     if funnel:
         return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across)
-    default_block, default_warps = (SQUARE_DEFAULTS if n % 16 == 0 else SQUARE_UNALIGNED)[itemsize]
+    unaligned = n % 16 != 0
+    split = SPLIT_PAIRS and unaligned if split is None else split
+    defaults = SQUARE_UNALIGNED if unaligned else SQUARE_DEFAULTS
+    if split and itemsize in LARGE_SQUARE_TILES and n * n * itemsize >= LARGE_SQUARE_BYTES:
+        defaults = LARGE_SQUARE_TILES
+    default_block, default_warps = defaults[itemsize]
     block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
     flat = FLAT_PAIRS and words == 2 if flat is None else flat
-    readdress = (n * itemsize) % 16 != 0 if readdress is None else readdress
+    if readdress is None:  # where accesses are one element wide: rows not whole 16-byte runs, or the masked edge
+        readdress = (n * itemsize) % 16 != 0 or (split and not flat)
     row_stride = across * n if across else n
+    align = (side_alignment(n) if align is None else align) if split else 1
+    if n % align:
+        raise ValueError(f"square_launch: align {align} does not divide the side {n}")
     return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2),
                   (n, n * row_stride * words, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat, "READDRESS": readdress,
-                   "GRID": bool(across)}, num_warps, word)
+                   "GRID": bool(across), "ALIGN": align, "SPLIT": split}, num_warps, word)
+
+
+def side_alignment(n: int) -> int:
+    """The largest power of two below 16 that divides n, or 1 (a side that is a multiple of 16 Triton sees itself)."""
+    power = n & -n
+    return power if 0 < power < 16 else 1
 
 
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,

@@ -353,38 +353,82 @@ def _again(t):
 @triton.jit
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
                              WORDS: tl.constexpr, WIDE: tl.constexpr, FLAT: tl.constexpr,
-                             READDRESS: tl.constexpr = False, GRID: tl.constexpr = False):
+                             READDRESS: tl.constexpr = False, GRID: tl.constexpr = False, ALIGN: tl.constexpr = 1,
+                             SPLIT: tl.constexpr = False):
+    """Tile pair (ti, tj), ti <= tj, of a square of side n swapped: both tiles loaded, a barrier, each stored
+    transposed into the other's place. With SPLIT, pairs that lie inside the square (tj short of the last column
+    of tiles) move without masks, and the compiler is told that rows start at multiples of ALIGN elements (a power
+    of two that divides n) and squares at multiples of ALIGN x WORDS words: rows of 4 or 8 bytes then move in words
+    of that size, not one element an access (a mask on a side that is not a multiple of 16 keeps every access one
+    element wide), and 16-byte elements in 16-byte accesses."""
     b, ti, tj = _tile_pair_of_program(tiles, WIDE)
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, WORDS, GRID)
+    if SPLIT:  # n, the row stride and every square's origin are multiples of ALIGN elements, of WORDS words each
+        if ALIGN * WORDS > 1:
+            origin = _aligned(origin, ALIGN * WORDS)
+        if ALIGN > 1:
+            stride = _aligned(stride, ALIGN)
     base = a_ptr + origin
-    if FLAT:  # both tiles loaded and stored as whole rows of words, flipped in registers
+    if SPLIT and (tj + 1) * BLOCK <= n:  # (ti <= tj) both tiles inside the square
+        _move_pair(base, ti, tj, n, stride, BLOCK, WORDS, FLAT, READDRESS, False)
+    else:
+        _move_pair(base, ti, tj, n, stride, BLOCK, WORDS, FLAT, READDRESS, True)
+
+
+@triton.jit
+def _move_pair(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr, FLAT: tl.constexpr,
+               READDRESS: tl.constexpr, MASKED: tl.constexpr):
+    """One tile pair swapped, as whole rows of words flipped in registers (FLAT) or element by element; MASKED where
+    a tile may reach past the square's side."""
+    if FLAT:
         here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
         mirror, mask_mirror = _flat_tile(base, tj, ti, n, stride, BLOCK, WORDS)
-        upper = tl.load(here, mask=mask_here)
-        lower = tl.load(mirror, mask=mask_mirror)
+        upper = _load_within(here, mask_here, MASKED)
+        lower = _load_within(mirror, mask_mirror, MASKED)
         tl.debug_barrier()
         if READDRESS:
             ti, tj = _again(ti), _again(tj)
             here, mask_here = _flat_tile(base, ti, tj, n, stride, BLOCK, WORDS)
             mirror, mask_mirror = _flat_tile(base, tj, ti, n, stride, BLOCK, WORDS)
-        tl.store(mirror, _flip_words(upper, BLOCK, WORDS), mask=mask_mirror)
-        tl.store(here, _flip_words(lower, BLOCK, WORDS), mask=mask_here)
+        _store_within(mirror, _flip_words(upper, BLOCK, WORDS), mask_mirror, MASKED)
+        _store_within(here, _flip_words(lower, BLOCK, WORDS), mask_here, MASKED)
     else:
-        _swap_tile_pair(base, ti, tj, n, stride, BLOCK, WORDS, READDRESS)
+        _swap_tile_pair(base, ti, tj, n, stride, BLOCK, WORDS, READDRESS, MASKED)
 
 
 @triton.jit
-def _swap_tile_pair(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr, READDRESS: tl.constexpr):
+def _load_within(pointers, mask, MASKED: tl.constexpr):
+    """tl.load, masked only where MASKED (an unmasked load of a side the compiler cannot prove a multiple of 16 may
+    be vectorised, a masked one not)."""
+    if MASKED:
+        return tl.load(pointers, mask=mask)
+    else:
+        return tl.load(pointers)
+
+
+@triton.jit
+def _store_within(pointers, values, mask, MASKED: tl.constexpr):
+    """tl.store, masked only where MASKED."""
+    if MASKED:
+        tl.store(pointers, values, mask=mask)
+    else:
+        tl.store(pointers, values)
+
+
+@triton.jit
+def _swap_tile_pair(base, ti, tj, n, stride, BLOCK: tl.constexpr, WORDS: tl.constexpr, READDRESS: tl.constexpr,
+                    MASKED: tl.constexpr = True):
     """Tile (ti, tj) and its mirror loaded element by element (3-D tiles of WORDS words an element), a barrier, each
-    stored transposed into the other's place; with READDRESS the store pointers computed after the barrier."""
+    stored transposed into the other's place; with READDRESS the store pointers computed after the barrier; without
+    MASKED both tiles lie inside the square."""
     here, mirror, mask = _tile_pair_pointers(base, ti, tj, n, stride, BLOCK, WORDS)
-    upper = tl.load(here, mask=mask)
-    lower = tl.load(mirror, mask=mask)
+    upper = _load_within(here, mask, MASKED)
+    lower = _load_within(mirror, mask, MASKED)
     tl.debug_barrier()
     if READDRESS:
         here, mirror, mask = _tile_pair_pointers(base, _again(ti), _again(tj), n, stride, BLOCK, WORDS)
-    tl.store(mirror, upper, mask=mask)
-    tl.store(here, lower, mask=mask)
+    _store_within(mirror, upper, mask, MASKED)
+    _store_within(here, lower, mask, MASKED)
 
 
 @triton.jit
