@@ -17,7 +17,6 @@ for spec in sys.argv[1:]:
     n, tdtype = int(side), getattr(torch, dtype)
     x = torch.randint(0, 256, (n * n * tdtype.itemsize,), dtype=torch.uint8, device="cuda")
     launch = square_default(1, n, tdtype.itemsize, 16)
-    words = x.view(getattr(torch, {1: "int8", 2: "int16", 4: "int32", 8: "int64"}[launch.word]))
-    launch.run_pointers(words.data_ptr(), words.data_ptr(), torch.cuda.current_stream().cuda_stream, 0)
+    launch.run_pointers(x.data_ptr(), x.data_ptr(), torch.cuda.current_stream().cuda_stream, 0)
     torch.cuda.synchronize()
     print(spec, n * n * tdtype.itemsize, "bytes", launch.constexprs, flush=True)

@@ -38,10 +38,18 @@ SWEEP = {
         "split_b64": {"split": True, "block": 64}, "split_b64_w8": {"split": True, "block": 64, "num_warps": 8}},
     16: {"split": {"split": True}, "split_w8": {"split": True, "num_warps": 8}},
 }
+# odd sides of 1- and 2-byte elements (transpose_square_funnel, rows read through 4-byte words): with --sweep
+FUNNEL_SWEEP = {"funnel_w4": {"num_warps": 4}, "funnel_w8": {"num_warps": 8},
+                "funnel_b128_w4": {"block": 128, "num_warps": 4}, "funnel_b128_w8": {"block": 128, "num_warps": 8},
+                "funnel_b32": {"block": 32}}
 
 
 def variants(n: int, itemsize: int, sweep: bool) -> dict[str, dict]:
     """'before' (the settings before SPLIT_PAIRS) and 'now' (the defaults), and with `sweep` the SWEEP variants."""
+    if square_funnel(n, itemsize, 16):
+        found = {"before": {"funnel": 4}, "now": {"funnel": 4}}
+        found.update({name: {"funnel": 4, **kw} for name, kw in FUNNEL_SWEEP.items()} if sweep else {})
+        return found
     block, warps = BEFORE[itemsize] if n % 16 else (None, None)
     found = {"before": {"split": False, "block": block, "num_warps": warps,
                         "readdress": (n * itemsize) % 16 != 0}, "now": {}}
@@ -55,12 +63,12 @@ def measure(n: int, dtype: str, seed: int, repeats: int, sweep: bool, only: set[
     """Every variant of one square: checked bit-exact, then timed with the copy in interleaved rounds."""
     tdtype = getattr(torch, dtype)
     itemsize = tdtype.itemsize
-    if square_funnel(n, itemsize, 16):
+    if square_funnel(n, itemsize, 16) and not sweep:
         return {"seed": seed, "case": f"{dtype} {n}x{n}", "funnel": True}
     original = torch.randint(0, 256, (n * n * itemsize,), dtype=torch.uint8, device="cuda")
     want = original.view(tdtype).view(n, n).transpose(0, 1).contiguous().view(-1).view(torch.uint8)
     x, target = torch.empty_like(original), torch.empty_like(original)
-    word = square_word(itemsize, x.data_ptr())
+    word = 4 if square_funnel(n, itemsize, 16) else square_word(itemsize, x.data_ptr())
     stream = torch.cuda.current_stream().cuda_stream
     launches, exact = {}, {}
     for name, kw in variants(n, itemsize, sweep).items():
@@ -76,7 +84,7 @@ def measure(n: int, dtype: str, seed: int, repeats: int, sweep: bool, only: set[
     timings = time_cuda_rounds(fns, repeats=repeats)
     copy_ms = timings["copy"].median
     return {"seed": seed, "case": f"{dtype} {n}x{n}", "n": n, "itemsize": itemsize, "copy_ms": copy_ms,
-            "align": max(launch.constexprs["ALIGN"] for launch in launches.values()),
+            "align": max(launch.constexprs.get("ALIGN", 1) for launch in launches.values()),
             "pct": {k: 100 * copy_ms / t.median for k, t in timings.items() if k != "copy"}, "exact": exact}
 
 
