@@ -1,7 +1,7 @@
 """The GPU script: correctness, sanitizers and benchmarks on the GPU machine, results as JSON under --out.
 
     python3 scripts/gpu_check.py --out $OUT [--sections tests,big,overhead,sanitizer,tune,bench,random]
-    RANDOM_SEED=S RANDOM_CASES=N (the random section: shapes drawn from a seed; default 64 cases)
+    RANDOM_SEED=S RANDOM_CASES=N INPLACE_CASES=K (the random sections: shapes drawn from a seed; 64 and 20 by default)
 
 Each section is independent and records what it found (or its error) in gpu_check.json; the benchmark writes
 bench-cuda.json/.png and bench-cuda-small.json through the `cornerturn bench` command.
@@ -20,7 +20,8 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "random", "lab", "inplace")
+SECTIONS = ("env", "tests", "big", "overhead", "profile", "sanitizer", "tune", "bench", "random", "lab", "inplace",
+            "inplace_random")
 
 
 def sh(cmd: list[str], log: Path, timeout: int = 600, env: dict | None = None) -> tuple[int, str]:
@@ -212,6 +213,18 @@ def section_random(out: Path, log: Path) -> dict:
                    "--seed", seed, "--cases", cases, "--repeats", "7", "--no-progress", "--json",
                    str(out / f"{name}.json"), "--plot", str(out / f"{name}.png")], log, timeout=1200,
                   env={"CORNERTURN_CACHE_DIR": "off"})
+    print(text[-3000:], flush=True)
+    return {"rc": rc, "seed": seed, "cases": cases}
+
+
+def section_inplace_random(out: Path, log: Path) -> dict:
+    """transpose_ on random squares (`cornerturn bench --inplace --suite random`, a seed nobody tuned to), every one
+    checked bit-exact, against the device copy of the same bytes."""
+    seed = os.environ.get("RANDOM_SEED", str(int(time.time()) % 100000))
+    cases = os.environ.get("INPLACE_CASES", "20")
+    rc, text = sh([sys.executable, "-m", "cornerturn.cli", "bench", "--inplace", "--device", "cuda", "--suite",
+                   "random", "--seed", seed, "--cases", cases, "--repeats", "7", "--no-progress", "--json",
+                   str(out / f"inplace-random-{seed}.json")], log, timeout=1200)
     print(text[-3000:], flush=True)
     return {"rc": rc, "seed": seed, "cases": cases}
 
