@@ -124,12 +124,18 @@ def test_side_alignment_is_the_power_of_two_below_16_that_divides_the_side():
     from cornerturn.engine.inplace import side_alignment, square_launch
 
     assert [side_alignment(n) for n in (1, 2, 12, 44, 40, 70, 33, 16, 48, 0)] == [1, 2, 4, 4, 8, 2, 1, 1, 1, 1]
+    with pytest.raises(ValueError, match="does not divide"):
+        square_launch(1, 44, 4, 4, split=True, align=8)
+
+
+def test_large_split_squares_of_bytes_take_tiles_of_128():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
     # tiles of 128 for 1- and 2-byte squares of 100 MiB or more, split; 64 below, or for wider elements
     tiles = {(n, size): square_launch(1, n, size, size).constexprs["BLOCK"]
              for n, size in ((11364, 1), (8004, 1), (8004, 2), (7006, 2), (11364, 4), (16384, 2))}
     assert tiles == {(11364, 1): 128, (8004, 1): 64, (8004, 2): 128, (7006, 2): 64, (11364, 4): 64, (16384, 2): 64}
-    with pytest.raises(ValueError, match="does not divide"):
-        square_launch(1, 44, 4, 4, split=True, align=8)
 
 
 def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
