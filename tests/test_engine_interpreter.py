@@ -13,11 +13,15 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
+    NARROW_MAX_ROW_BYTES,
+    NarrowConfig,
     TileConfig,
     WordsConfig,
     candidates,
     heuristic,
+    narrow_ok,
     natural_word,
+    skinny,
     unaligned_tiles,
     words_ok,
 )
@@ -436,3 +440,68 @@ def test_words_kernel_into_a_column_block(width, out, rng):
     want = poisoned(got.shape, np.uint8)
     want[:43 * width].reshape(43, width)[:, :36] = base.T
     assert_bits_equal(got, want)
+
+
+NARROW_SHAPES = [(2, 301), (3, 1000), (5, 257), (7, 64), (12, 99), (33, 130), (64, 70), (3, 5, 211), (2, 2, 4, 122)]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", NARROW_SHAPES, ids=str)
+def test_narrow_output_rows(dtype, shape, rng):
+    """transpose_narrow: output rows of 2 to 64 bytes, built as whole words gathered from a tile of the input rows;
+    programs of 64 words, so that most matrices take several and each a partial last one."""
+    base, x = make(shape, dtype, rng)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    if not narrow_ok(problem):
+        assert problem.rows * x.itemsize > NARROW_MAX_ROW_BYTES or problem.rows * problem.cols * x.itemsize % 4
+        return
+    for config in (NarrowConfig(64, 4), NarrowConfig(256, 2)):
+        assert_bits_equal(run_engine(base, x, config, 4), reference(x))
+
+
+def test_narrow_rows_unaligned_and_refused(rng):
+    base, x = make((6, 403), np.uint8, rng)
+    x = x[1:, 1:]  # rows 403 bytes apart, each starting inside a word (the first at byte 404)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    assert narrow_ok(problem)
+    assert_bits_equal(run_engine(base, x, NarrowConfig(64), 4), reference(x))
+    wide = canonical((40, 100), (100, 1), 2)  # rows of 80 bytes
+    odd_batch = canonical((3, 5, 7), (35, 7, 1), 1)  # 35-byte outputs: the second starts inside a word
+    for problem in (wide, odd_batch):
+        assert not narrow_ok(problem)
+        with pytest.raises(ValueError, match="NarrowConfig"):
+            engine_plan.build(problem, 4, NarrowConfig())
+
+
+def _matrix(shape, size):
+    strides = [size]
+    for extent in reversed(shape[1:]):
+        strides.insert(0, strides[0] * extent)
+    return canonical(tuple(shape), tuple(strides), size)
+
+
+@pytest.mark.parametrize("shape, size, kind, word", [
+    ((3, 700001), 1, NarrowConfig, 4), ((2, 1048579), 2, NarrowConfig, 4), ((7, 300007), 2, TileConfig, 2),
+    ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
+    ((500009, 7), 2, WordsConfig, 4)])
+def test_skinny_rules_choose_by_side(shape, size, kind, word):
+    rule = skinny(_matrix(shape, size))
+    assert rule is not None and isinstance(rule[1], kind) and rule[0] == word and rule[2].startswith("skinny")
+    assert skinny(_matrix(shape, size), 3 - word % 3) is None  # a word fixed to another one: no rule
+
+
+@pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
+                                         ((35, 7287077), 1), ((300007, 40), 2)])
+def test_skinny_rules_leave_the_rest(shape, size):
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 255 bytes, 2-byte
+    rows over 16 bytes: the heuristic's plan."""
+    assert skinny(_matrix(shape, size)) is None
+
+
+def test_skinny_rules_plans_hold_on_the_interpreter(rng):
+    """Each rule's configuration on a small matrix of its shape, bit-exact (the rules themselves start at 1 MiB)."""
+    for shape, dtype in (((3, 2001), np.uint8), ((5, 1001), np.float16), ((4001, 3), np.uint8), ((901, 7), np.float16)):
+        base, x = make(shape, dtype, rng)
+        big = tuple(s * 1000 if s > 100 else s for s in shape)
+        word, config, _ = skinny(_matrix(big, x.itemsize))
+        assert_bits_equal(run_engine(base, x, config, word), reference(x))

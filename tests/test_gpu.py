@@ -136,6 +136,35 @@ def test_skinny_and_batched_launch(gen):
         assert same(cornerturn.transpose(x), x.transpose(-1, -2)), shape
 
 
+def test_skinny_byte_matrices_take_their_rules(gen):
+    """engine.configs.skinny: a few long rows or many short ones of 1- and 2-byte elements, over 1 MiB, each plan
+    kind of the rule (narrow output rows, element tiles, the words tile of 4,096 words), slices and odd offsets
+    included (narrowed at launch), bit-exact."""
+    from cornerturn import engine
+    from cornerturn.engine.configs import skinny
+    from cornerturn.problem import canonical
+
+    cases = [((3, 700001), torch.uint8), ((2, 1048579), torch.int8), ((5, 400003), torch.float16),
+             ((7, 300007), torch.bfloat16), ((2, 3, 350001), torch.uint8), ((6, 2, 350002), torch.int8),
+             ((700001, 3), torch.uint8), ((500009, 7), torch.int16), ((300007, 29), torch.uint8),
+             ((4, 2, 524288), torch.float8_e4m3fn)]
+    kinds = set()
+    for shape, dtype in cases:
+        x = rand_bits(shape, dtype, gen)
+        itemsize = x.element_size()
+        problem = canonical(tuple(x.shape), tuple(s * itemsize for s in x.stride()), itemsize)
+        rule = skinny(problem)
+        assert rule is not None, shape
+        plan = engine.choose(problem, DEV)
+        assert plan.config == rule[1] and plan.reason.startswith("skinny"), (shape, plan.name)
+        kinds.add(type(plan.config).__name__)
+        assert same(cornerturn.transpose(x), x.transpose(-1, -2)), shape
+        flat = x.reshape(-1)
+        y = flat[1:1 + flat.numel() - shape[-1]].reshape(-1, shape[-1])  # one element on: starts inside a word
+        assert same(cornerturn.transpose(y), y.transpose(-1, -2)), (shape, "offset")
+    assert kinds == {"NarrowConfig", "TileConfig", "WordsConfig"}
+
+
 def test_square_in_place_on_the_gpu(gen):
     for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
         for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000), (2, 300, 300), (3, 130, 130)]:

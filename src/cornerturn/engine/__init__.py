@@ -54,6 +54,12 @@ def choose(problem: Problem | Permutation, device: str, word: int | None = None,
         hit = lookup(problem, device_name(device), fixed)
         if hit is not None:
             word, config, reason = hit
+    if config is None:
+        from .configs import skinny
+
+        hit = skinny(problem, fixed)
+        if hit is not None:
+            word, config, reason = hit
     return build(problem, word, config, reason)
 
 

@@ -120,6 +120,46 @@ def pairs_ok(problem: Problem, word: int) -> bool:
             and problem.col_stride == 16)
 
 
+NARROW_MAX_ROW_BYTES = 64  # output rows of at most this many bytes: what transpose_narrow takes
+
+
+@dataclass(frozen=True)
+class NarrowConfig:
+    """A transpose_narrow launch (1- and 2-byte elements, output rows of a few bytes): programs writing block_ow
+    32-bit words of the output each, num_warps warps; the tile of input rows they read follows from the matrix."""
+
+    block_ow: int = 1024
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        if self.block_ow < 64 or self.block_ow > 4096 or self.block_ow & (self.block_ow - 1):
+            raise ValueError(f"NarrowConfig.block_ow: must be a power of two in 64..4096, got {self.block_ow}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"NarrowConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+
+    @property
+    def name(self) -> str:
+        return f"narrow{self.block_ow}-w{self.num_warps}"
+
+
+def narrow_ok(problem: Problem) -> bool:
+    """What transpose_narrow takes: a matrix that words_ok takes whose output rows (its input's rows, `rows`
+    elements) hold 2 to NARROW_MAX_ROW_BYTES bytes, and where each matrix's output starts at a whole word (one
+    matrix, or outputs of a whole number of words)."""
+    row_bytes = problem.rows * problem.itemsize
+    return (words_ok(problem) and problem.rows >= 2 and row_bytes <= NARROW_MAX_ROW_BYTES
+            and (problem.batch_count == 1 or row_bytes * problem.cols % 4 == 0))
+
+
+def narrow_tile(problem: Problem, config: NarrowConfig) -> tuple[int, int]:
+    """(BLOCK_R, BLOCK_CW) of transpose_narrow: every row, and the words of as many columns as block_ow output words
+    can span (their first element anywhere in a column)."""
+    pack = 4 // problem.itemsize
+    rows = problem.rows
+    spanned = (rows - 2 + config.block_ow * pack) // rows + 1
+    return _pow2_at_least(rows), _pow2_at_least(-(-spanned // pack))
+
+
 @dataclass(frozen=True)
 class CopyConfig:
     block: int = 4096
@@ -219,6 +259,43 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
     return TileConfig(block_r, block_c, warps)
 
 
+SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
+
+
+def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str] | None:
+    """(word, configuration, reason) for a matrix of 1- or 2-byte elements over SMALL_BYTES with a side under
+    SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
+    words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy; None elsewhere, or where `word` was fixed to
+    another word than the rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of
+    every row x 8192 / rows; output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of up to 8 rows,
+    element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel with
+    4,096 words a tile. Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric
+    mean on the 37 of a fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26,
+    docs/engine.md, "Skinny matrices")."""
+    if (problem.kind != "transpose" or not words_ok(problem) or min(problem.rows, problem.cols) >= SKINNY_SIDE
+            or problem.elements * problem.itemsize <= SMALL_BYTES):
+        return None
+    size, rows, cols = problem.itemsize, problem.rows, problem.cols
+    pack = 4 // size
+    found = None
+    if rows <= cols:
+        span = _pow2_at_least(rows)
+        if size == 2 and rows % 2 and rows <= 31:
+            found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
+        elif rows * size <= 8 and narrow_ok(problem):
+            found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
+        elif size == 1 and rows <= 8:
+            found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
+    else:
+        words = _pow2_at_least(-(-cols // pack))
+        if words <= 16 // size:
+            out = "shifted" if words == 2 else "items"
+            found = 4, WordsConfig(min(1024, 4096 // words), words, 4, out), f"input rows of {words} words"
+    if found is None or (word is not None and word != found[0]):
+        return None
+    return found[0], found[1], f"skinny: {found[2]} (engine.configs.skinny)"
+
+
 def candidates(problem: Problem, word: int | None = None) -> list:
     """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
     that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB."""
@@ -226,7 +303,9 @@ def candidates(problem: Problem, word: int | None = None) -> list:
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
     if word == 4 and words_ok(problem):  # the element kernels of these run in plans of 1- and 2-byte words
-        return sorted({heuristic(problem, word), *words_candidates(items=True)}, key=lambda c: c.name)
+        narrow = [NarrowConfig(b, w) for b, w in ((512, 4), (1024, 4), (2048, 4), (2048, 8))] if narrow_ok(problem) \
+            else []
+        return sorted({heuristic(problem, word), *words_candidates(items=True), *narrow}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):
         for br in (8, 16, 32, 64):

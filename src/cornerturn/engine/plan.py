@@ -7,10 +7,21 @@ import os
 from dataclasses import dataclass, field
 
 from ..problem import Problem
-from .configs import OUT_MODES, CopyConfig, PairsConfig, TileConfig, WordsConfig, heuristic
+from .configs import (
+    NARROW_MAX_ROW_BYTES,
+    OUT_MODES,
+    CopyConfig,
+    NarrowConfig,
+    PairsConfig,
+    TileConfig,
+    WordsConfig,
+    heuristic,
+    narrow_ok,
+    narrow_tile,
+)
 from .launch import Launch
 
-Config = TileConfig | CopyConfig | PairsConfig | WordsConfig
+Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
@@ -65,7 +76,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     """The launch for `inner` matrices `inner_stride` bytes apart; `out_row_stride` (bytes) for an output whose
     rows are further apart than a C-contiguous one's (one matrix only); `offsets` (words kernel only): the bytes by
     which x and out start past the whole words that the launch's pointers are."""
-    from . import kernels
+    from . import kernels, narrow_kernel
 
     if out_row_stride is None:
         out_row_stride = problem.rows * problem.itemsize
@@ -117,6 +128,25 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "OUT_ALIGN": (alignment(out_row_stride // 4, problem.rows // pack)
                                      if out_row_stride % 4 == 0 else 1),
                        "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2},
+                      config.num_warps, 4)
+    if isinstance(config, NarrowConfig):
+        if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or \
+                not narrow_ok(problem):
+            raise ValueError("NarrowConfig: transpose_narrow takes 1- and 2-byte elements in 32-bit words with output "
+                             f"rows of 2 to {NARROW_MAX_ROW_BYTES} bytes, C-contiguous and starting at whole words "
+                             "(engine.configs.narrow_ok)")
+        size = problem.itemsize
+        block_r, block_cw = narrow_tile(problem, config)
+        span = problem.rows * problem.cols * size  # output bytes a matrix
+        tiles = math.ceil(span / (4 * config.block_ow))
+        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        wide = max(nbytes, inner * span) + 4 * config.block_ow >= WIDE_FROM or inner * tiles >= WIDE_FROM
+        return Launch(narrow_kernel.transpose_narrow, inner * tiles,
+                      (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes,
+                       -(-(1 << 32) // problem.rows)),
+                      {"BLOCK_R": block_r, "BLOCK_CW": block_cw, "BLOCK_OW": config.block_ow, "E": size,
+                       "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4, "WIDE": wide,
+                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
                       config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
