@@ -1,0 +1,146 @@
+"""Probe: transposes of 1- and 2-byte elements with one side under 256 (the heuristic's domain: the planner's table
+starts at sides of 256), as the permute suite makes them (a few long rows, or many short ones, some batched):
+the current plan against words tiles stretched along the long side (rows of short-row matrices padded to a power of
+two, 64-256 words along B; short-column matrices 256-1024 rows) in both output modes, and element tiles; interleaved
+CUDA-event timing against torch's copy, bit-exact first.
+
+    python scripts/short_side_probe.py SEED CASES OUT.json [--named] [--narrow | --rule]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+
+import numpy as np
+import torch
+
+from cornerturn import engine
+from cornerturn.arrays import view_of
+from cornerturn.engine.configs import (
+    NarrowConfig,
+    TileConfig,
+    WordsConfig,
+    _pow2_at_least,
+    _pow2_at_most,
+    narrow_ok,
+    skinny,
+)
+from cornerturn.engine.plan import build
+from cornerturn.problem import canonical
+
+RULE = "--rule" in sys.argv  # the planner's plan against the old words tile, where engine.configs.skinny moves it
+NARROW_ONLY = "--narrow" in sys.argv  # output rows of at most 64 bytes: transpose_narrow against the best others
+NAMED = [(1, 55, 5, 217560), (1, 1, 130, 313950), (2, 1, 7, 13300665), (1, 1, 171, 1213632), (1, 1, 339250, 227),
+         (2, 1, 1492788, 32), (2, 1, 2537136, 69), (1, 12, 4913973, 8), (1, 3834, 147, 161)]
+
+
+def draw(rng):
+    size = int(rng.choice([1, 2]))
+    total = math.exp(rng.uniform(math.log(32 << 20), math.log(512 << 20))) / size
+    short = int(math.exp(rng.uniform(math.log(2), math.log(256))))
+    batch = int(math.exp(rng.uniform(math.log(2), math.log(64)))) if rng.random() < 0.25 else 1
+    long = int(total / batch / short)
+    return (size, batch, short, long) if rng.random() < 0.5 else (size, batch, long, short)
+
+
+def candidates(rows: int, cols: int, size: int, problem) -> dict:
+    pack = 4 // size
+    out = {}
+    if NARROW_ONLY:
+        if narrow_ok(problem):
+            for ow, w in ((1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16)):
+                out[f"n{ow}-{w}"] = (4, NarrowConfig(ow, w))
+        br = max(4, _pow2_at_least(rows))
+        for cw in (c for c in (64, 256, 1024) if 1024 <= br * c <= 16384):
+            for w in (4, 8):
+                out[f"w{br}x{cw}-{w}-items"] = (4, WordsConfig(br, cw, w, "items"))
+        bc = min(1024, _pow2_at_most(16384 // (br * size)))
+        out[f"t{br}x{bc}"] = (size, TileConfig(min(br, 1024), bc, 8))
+        return out
+    if rows <= cols:  # few long rows: output rows short
+        br = max(4, _pow2_at_least(rows))
+        for cw in (c for c in (16, 64, 256, 1024) if 1024 <= br * c <= 16384):
+            for w in (4, 8):
+                for mode in ("shifted", "items"):
+                    if br * cw <= 16384:
+                        out[f"w{br}x{cw}-{w}-{mode}"] = (4, WordsConfig(br, cw, w, mode))
+        bc = min(1024, _pow2_at_most(16384 // (br * size)))
+        out[f"t{br}x{bc}"] = (size, TileConfig(min(br, 1024), bc, 8))
+    else:  # many short rows: output rows long
+        cw = _pow2_at_least(math.ceil(cols / pack))
+        for br in (128, 256, 1024):
+            for w in (4, 8):
+                for mode in ("shifted", "items"):
+                    if br * cw <= 16384:
+                        out[f"w{br}x{cw}-{w}-{mode}"] = (4, WordsConfig(br, cw, w, mode))
+        bc = _pow2_at_least(cols)
+        out[f"t{min(1024, _pow2_at_most(16384 // (bc * size)))}x{bc}"] = (
+            size, TileConfig(min(1024, _pow2_at_most(16384 // (bc * size))), bc, 8))
+    return out
+
+
+def main() -> None:
+    seed, cases, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    rng = np.random.default_rng(seed)
+    shapes = list(NAMED) if "--named" in sys.argv else []
+    shapes += [draw(rng) for _ in range(cases)]
+    if NARROW_ONLY:
+        shapes = [s for s in shapes if s[2] * s[0] <= 64 and s[2] >= 2]
+    rows_out = []
+    t0 = time.time()
+    for size, batch, m, n in shapes:
+        shape = (batch, m, n) if batch > 1 else (m, n)
+        strides = tuple(size * s for s in ((m * n, n, 1) if batch > 1 else (n, 1)))
+        problem = canonical(shape, strides, size)
+        current = engine.choose(problem, "cuda:0")
+        plans = {"current " + current.name: current}
+        if RULE:
+            if skinny(problem) is None:
+                continue
+            plans["old " + build(problem, 4).name] = build(problem, 4)
+        else:
+            for name, (word, cfg) in candidates(m, n, size, problem).items():
+                plans[name] = build(problem, word, cfg)
+        dtype = torch.uint8 if size == 1 else torch.int16
+        x = torch.randint(0, 256, (*shape[:-1], size * n), dtype=torch.uint8, device="cuda").view(dtype)
+        want = x.transpose(-1, -2).contiguous()
+        o = torch.empty_like(want)
+        xv, ov = view_of(x), view_of(o)
+        exact = {}
+        for name, p in plans.items():
+            o.view(torch.uint8).fill_(0xA5)
+            engine.run(p, xv, ov)
+            exact[name] = torch.equal(o, want)
+        d = torch.empty_like(x)
+        fns = {"copy": lambda d=d, s=x: d.copy_(s)}
+        if RULE:
+            fns["torch"] = lambda d=o, s=x: d.copy_(s.transpose(-1, -2))
+        fns.update({name: (lambda p=p, s=xv, t=ov: engine.run(p, s, t)) for name, p in plans.items()})
+        times = {k: [] for k in fns}
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
+        for _ in range(7):
+            for k, fn in fns.items():
+                fn()
+                ev[0].record()
+                fn()
+                ev[1].record()
+                ev[1].synchronize()
+                times[k].append(ev[0].elapsed_time(ev[1]))
+        med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+        row = {"case": f"{'uint8' if size == 1 else 'int16'} " + "x".join(map(str, shape)), "size": size,
+               "batch": batch, "rows": m, "cols": n, "exact": exact,
+               "pct": {k: round(100 * med["copy"] / v, 1) for k, v in med.items() if k != "copy"}}
+        best = max(row["pct"], key=row["pct"].get)
+        cur = next(k for k in row["pct"] if k.startswith("current"))
+        print(f"{time.time() - t0:6.0f}s {row['case']:28s} current {row['pct'][cur]:5.1f} ({cur[8:]}) best "
+              f"{row['pct'][best]:5.1f} {best} {'' if all(exact.values()) else 'NOT EXACT'}", flush=True)
+        rows_out.append(row)
+        with open(path, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "seed": seed, "rows": rows_out}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
