@@ -483,7 +483,7 @@ def _matrix(shape, size):
 @pytest.mark.parametrize("shape, size, kind, word", [
     ((3, 700001), 1, NarrowConfig, 4), ((2, 1048579), 2, NarrowConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
-    ((500009, 7), 2, WordsConfig, 4)])
+    ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
     rule = skinny(_matrix(shape, size))
     assert rule is not None and isinstance(rule[1], kind) and rule[0] == word and rule[2].startswith("skinny")

@@ -269,9 +269,10 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     another word than the rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of
     every row x 8192 / rows; output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of up to 8 rows,
     element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel with
-    4,096 words a tile. Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric
-    mean on the 37 of a fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26,
-    docs/engine.md, "Skinny matrices")."""
+    4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place. Set on 62 matrices
+    and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a fresh seed that they
+    move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x on 80 of two more
+    seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
     if (problem.kind != "transpose" or not words_ok(problem) or min(problem.rows, problem.cols) >= SKINNY_SIDE
             or problem.elements * problem.itemsize <= SMALL_BYTES):
         return None
@@ -291,6 +292,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         if words <= 16 // size:
             out = "shifted" if words == 2 else "items"
             found = 4, WordsConfig(min(1024, 4096 // words), words, 4, out), f"input rows of {words} words"
+        elif size == 1:
+            found = 4, WordsConfig(128, words, 4, "shifted"), f"input rows of {cols} bytes, output rows shifted"
     if found is None or (word is not None and word != found[0]):
         return None
     return found[0], found[1], f"skinny: {found[2]} (engine.configs.skinny)"
