@@ -82,6 +82,30 @@ for dtype in (torch.int8, torch.float16):
                     bad += 1
                     print("WRONG words past a word", shape, dtype, config, x_off, out_off)
 
+# transpose_narrow: output rows of 2 to 64 bytes built as whole words, programs of 64 and 1,024 words (a partial last
+# one, words and bytes past the last vector one by one), batches of whole-word outputs, rows funnel-shifted, 64-bit
+# offsets; nothing past the output written
+from cornerturn.engine.configs import NarrowConfig  # noqa: E402
+
+for dtype, shape in ((torch.int8, (3, 7001)), (torch.int8, (5, 4097)), (torch.int8, (2, 4, 1001)),
+                     (torch.int8, (64, 333)), (torch.float16, (3, 3001)), (torch.float16, (2, 2, 1500))):
+    x = torch.randint(-128, 127, (*shape[:-1], shape[-1] * (2 if dtype == torch.float16 else 1)), dtype=torch.int8,
+                      device="cuda").view(dtype)
+    size = x.element_size()
+    problem = canonical(tuple(x.shape), tuple(st * size for st in x.stride()), size)
+    want = x.transpose(-1, -2).contiguous().reshape(-1).view(torch.int8)
+    for config in (NarrowConfig(64, 4), NarrowConfig(1024, 4)):
+        for wide in (False, True):
+            engine_plan.WIDE_FROM = 0 if wide else 2**31
+            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+            for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
+                launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                    torch.cuda.current_stream().cuda_stream, 0)
+            engine_plan.WIDE_FROM = 2**31
+            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                bad += 1
+                print("WRONG narrow", shape, dtype, config, wide)
+
 IN_PLACE_DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128)
 
 
