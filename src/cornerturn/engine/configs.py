@@ -260,26 +260,36 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
 
 
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
+# 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64
+# (side 2-8: 96-113% of the copy against 12-88% on 22 matrices of two seeds; 9-16: six of eight ahead, one 5% behind;
+# over 16 the pairs kernel led on most; NVIDIA H200, 2026-11-26, docs/engine.md, "Skinny matrices")
+PAIRS_MIN_SIDE = 16
 
 
 def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str] | None:
     """(word, configuration, reason) for a matrix of 1- or 2-byte elements over SMALL_BYTES with a side under
     SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
-    words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy; None elsewhere, or where `word` was fixed to
-    another word than the rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of
+    words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
+    PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
+    rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of
     every row x 8192 / rows; output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of up to 8 rows,
     element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel with
     4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place. Set on 62 matrices
     and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a fresh seed that they
     move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x on 80 of two more
     seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
-    if (problem.kind != "transpose" or not words_ok(problem) or min(problem.rows, problem.cols) >= SKINNY_SIDE
-            or problem.elements * problem.itemsize <= SMALL_BYTES):
+    if problem.kind != "transpose" or problem.elements * problem.itemsize <= SMALL_BYTES:
         return None
     size, rows, cols = problem.itemsize, problem.rows, problem.cols
-    pack = 4 // size
     found = None
-    if rows <= cols:
+    if pairs_ok(problem, word_size(problem)) and min(rows, cols) <= PAIRS_MIN_SIDE:
+        span = _pow2_at_least(min(rows, cols))
+        other = min(MAX_BLOCK, 8192 // (16 * span))
+        config = TileConfig(span, other, 8) if rows <= cols else TileConfig(other, span, 8)
+        found = 8, config, f"a side of {min(rows, cols)} 16-byte elements, tiles of 8 KiB"
+    elif not words_ok(problem) or min(rows, cols) >= SKINNY_SIDE:
+        return None
+    elif rows <= cols:
         span = _pow2_at_least(rows)
         if size == 2 and rows % 2 and rows <= 31:
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
@@ -288,7 +298,7 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
     else:
-        words = _pow2_at_least(-(-cols // pack))
+        words = _pow2_at_least(-(-cols // (4 // size)))
         if words <= 16 // size:
             out = "shifted" if words == 2 else "items"
             found = 4, WordsConfig(min(1024, 4096 // words), words, 4, out), f"input rows of {words} words"
