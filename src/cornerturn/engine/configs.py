@@ -260,10 +260,11 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
 
 
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
-# 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64
-# (side 2-8: 96-113% of the copy against 12-88% on 22 matrices of two seeds; 9-16: six of eight ahead, one 5% behind;
-# over 16 the pairs kernel led on most; NVIDIA H200, 2026-11-26, docs/engine.md, "Skinny matrices")
-PAIRS_MIN_SIDE = 16
+# 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64.
+# Sides of 2-8 on fresh seeds: 1.35x-4.08x in geometric mean by group on an H200 and an H100, none behind by more than
+# 1%; sides of 9-16: 1.26x on the H200 but 1.01x on the H100 (13 of 19 behind, by up to 6%); over 16 the pairs
+# kernel led on most (2026-11-26, docs/engine.md, "Skinny matrices")
+PAIRS_MIN_SIDE = 8
 
 
 def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str] | None:
