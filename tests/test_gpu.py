@@ -141,7 +141,8 @@ def test_skinny_byte_matrices_take_their_rules(gen):
     kind of the rule (narrow output rows, element tiles, the words tile of 4,096 words), slices and odd offsets
     included (narrowed at launch), bit-exact."""
     from cornerturn import engine
-    from cornerturn.engine.configs import skinny
+    from cornerturn.engine.configs import NarrowConfig, skinny
+    from cornerturn.engine.runtime import narrowed_for
     from cornerturn.problem import canonical
 
     cases = [((3, 700001), torch.uint8), ((2, 1048579), torch.int8), ((5, 400003), torch.float16),
@@ -162,6 +163,11 @@ def test_skinny_byte_matrices_take_their_rules(gen):
         flat = x.reshape(-1)
         y = flat[1:1 + flat.numel() - shape[-1]].reshape(-1, shape[-1])  # one element on: starts inside a word
         assert same(cornerturn.transpose(y), y.transpose(-1, -2)), (shape, "offset")
+        y_problem = canonical(tuple(y.shape), (shape[-1] * itemsize, itemsize), itemsize)
+        y_rule = skinny(y_problem)
+        if itemsize == 1 and y_rule is not None and not isinstance(y_rule[1], NarrowConfig):
+            moved = narrowed_for(engine.choose(y_problem, DEV), y.data_ptr(), y.data_ptr(), 0)
+            assert moved.reason.startswith("skinny"), (shape, moved.name, moved.reason)  # the rule's tile kept
     assert kinds == {"NarrowConfig", "TileConfig", "WordsConfig"}
 
 
