@@ -14,11 +14,13 @@ pytest.importorskip("triton")
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
     NARROW_MAX_ROW_BYTES,
+    InterleaveConfig,
     NarrowConfig,
     TileConfig,
     WordsConfig,
     candidates,
     heuristic,
+    interleave_ok,
     narrow_ok,
     natural_word,
     skinny,
@@ -481,7 +483,8 @@ def _matrix(shape, size):
 
 
 @pytest.mark.parametrize("shape, size, kind, word", [
-    ((3, 700001), 1, NarrowConfig, 4), ((2, 1048579), 2, NarrowConfig, 4), ((7, 300007), 2, TileConfig, 2),
+    ((3, 700001), 1, NarrowConfig, 4), ((2, 1048579), 2, InterleaveConfig, 4),
+    ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
     ((100003, 8), 16, TileConfig, 8)])
@@ -507,3 +510,21 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
         big = tuple(s * 1000 if s > 100 else s for s in shape)
         word, config, _ = skinny(_matrix(big, x.itemsize))
         assert_bits_equal(run_engine(base, x, config, word), reference(x))
+
+
+@pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 4), (np.float16, 2), (np.float16, 4)],
+                         ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
+def test_interleave_rows(dtype, rows, rng):
+    """transpose_interleave: 2 or 4 rows into output rows of whole words, columns not a multiple of the words',
+    rows starting inside words, batches; programs of 16 words, so that most matrices take several."""
+    for shape in ((rows, 301), (rows, 4096), (3, rows, 250), (rows, 1)):
+        base, x = make(shape, dtype, rng)
+        problem = canonical(x.shape, x.strides, x.itemsize)
+        if problem.kind != "transpose" or not interleave_ok(problem):
+            continue
+        for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4)):
+            assert_bits_equal(run_engine(base, x, config, 4), reference(x))
+    base, x = make((rows + 1, 1003), dtype, rng)
+    x = x[1:, 1:]  # rows starting inside words
+    assert interleave_ok(canonical(x.shape, x.strides, x.itemsize))
+    assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))

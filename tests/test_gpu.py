@@ -138,17 +138,18 @@ def test_skinny_and_batched_launch(gen):
 
 def test_skinny_byte_matrices_take_their_rules(gen):
     """engine.configs.skinny: a few long rows or many short ones of 1- and 2-byte elements, over 1 MiB, each plan
-    kind of the rule (narrow output rows, element tiles, the words tile of 4,096 words), slices and odd offsets
+    kind of the rule (rows interleaved, narrow output rows, element tiles, words tiles), slices and odd offsets
     included (narrowed at launch), bit-exact."""
     from cornerturn import engine
-    from cornerturn.engine.configs import NarrowConfig, skinny
+    from cornerturn.engine.configs import InterleaveConfig, NarrowConfig, skinny
     from cornerturn.engine.runtime import narrowed_for
     from cornerturn.problem import canonical
 
     cases = [((3, 700001), torch.uint8), ((2, 1048579), torch.int8), ((5, 400003), torch.float16),
              ((7, 300007), torch.bfloat16), ((2, 3, 350001), torch.uint8), ((6, 2, 350002), torch.int8),
              ((700001, 3), torch.uint8), ((500009, 7), torch.int16), ((300007, 29), torch.uint8),
-             ((4, 2, 524288), torch.float8_e4m3fn), ((3, 100003), torch.complex128), ((100003, 7), torch.complex128)]
+             ((4, 2, 524288), torch.float8_e4m3fn), ((4, 600001), torch.uint8), ((2, 3, 400002), torch.int16),
+             ((3, 100003), torch.complex128), ((100003, 7), torch.complex128)]
     kinds = set()
     for shape, dtype in cases:
         x = rand_bits(shape, dtype, gen)
@@ -165,10 +166,10 @@ def test_skinny_byte_matrices_take_their_rules(gen):
         assert same(cornerturn.transpose(y), y.transpose(-1, -2)), (shape, "offset")
         y_problem = canonical(tuple(y.shape), (shape[-1] * itemsize, itemsize), itemsize)
         y_rule = skinny(y_problem)
-        if itemsize == 1 and y_rule is not None and not isinstance(y_rule[1], NarrowConfig):
+        if itemsize == 1 and y_rule is not None and not isinstance(y_rule[1], (NarrowConfig, InterleaveConfig)):
             moved = narrowed_for(engine.choose(y_problem, DEV), y.data_ptr(), y.data_ptr(), 0)
             assert moved.reason.startswith("skinny"), (shape, moved.name, moved.reason)  # the rule's tile kept
-    assert kinds == {"NarrowConfig", "TileConfig", "WordsConfig"}
+    assert kinds == {"NarrowConfig", "InterleaveConfig", "TileConfig", "WordsConfig"}
 
 
 def test_square_in_place_on_the_gpu(gen):

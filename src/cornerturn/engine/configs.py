@@ -142,6 +142,27 @@ class NarrowConfig:
         return f"narrow{self.block_ow}-w{self.num_warps}"
 
 
+@dataclass(frozen=True)
+class InterleaveConfig:
+    """A transpose_interleave launch (2 or 4 rows of 1- or 2-byte elements, output rows of 2 to 8 bytes): programs
+    reading block_cw words of every row, num_warps warps."""
+
+    block_cw: int = 256
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        check_tile(self, "block_cw")
+
+    @property
+    def name(self) -> str:
+        return f"interleave{self.block_cw}-w{self.num_warps}"
+
+
+def interleave_ok(problem: Problem) -> bool:
+    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows."""
+    return narrow_ok(problem) and problem.rows in (2, 4)
+
+
 def narrow_ok(problem: Problem) -> bool:
     """What transpose_narrow takes: a matrix that words_ok takes whose output rows (its input's rows, `rows`
     elements) hold 2 to NARROW_MAX_ROW_BYTES bytes, and where each matrix's output starts at a whole word (one
@@ -272,13 +293,13 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
-    rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of
-    every row x 8192 / rows; output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of up to 8 rows,
-    element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel with
-    4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place. Set on 62 matrices
-    and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a fresh seed that they
-    move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x on 80 of two more
-    seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
+    rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
+    2 or 4 rows, transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of
+    up to 8 rows, element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the
+    words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
+    Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
+    fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
+    on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
     if problem.kind != "transpose" or problem.elements * problem.itemsize <= SMALL_BYTES:
         return None
     size, rows, cols = problem.itemsize, problem.rows, problem.cols
@@ -294,6 +315,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         span = _pow2_at_least(rows)
         if size == 2 and rows % 2 and rows <= 31:
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
+        elif interleave_ok(problem):
+            found = 4, InterleaveConfig(512, 4), f"{rows} rows interleaved in registers"
         elif rows * size <= 8 and narrow_ok(problem):
             found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
         elif size == 1 and rows <= 8:

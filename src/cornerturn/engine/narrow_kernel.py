@@ -7,6 +7,10 @@ BLOCK_CW words) as the aligned words that hold it, funnel-shifted where the run 
 kernel does; then each output word's PACK elements are gathered from that tile (through shared memory) and joined
 by shifts. Loads are whole words along the input rows, stores 16-byte vectors along the output; no element is
 written alone but the last words and bytes of each matrix's output (its last program).
+
+transpose_interleave: output rows of 2, 4 or 8 bytes from 2 or 4 input rows (R = 2 or 4 rows of bytes or of
+2-byte elements): each lane reads one funnel-shifted word of every row, builds the R output words those hold with
+byte permutes in registers, and stores them as one vector; nothing goes through shared memory.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _aligned, _row_words, _words_of
+from .kernels import _aligned, _group_words, _prmt, _row_words, _words_of
 
 
 @triton.jit
@@ -59,3 +63,59 @@ def transpose_narrow(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
         for i in tl.static_range(3):
             byte = ((word >> (8 * i)) & 0xFF).to(tl.uint8)
             tl.store(items + at * 4 + i, byte, mask=(k == whole) & (whole * 4 + i < end))
+
+
+@triton.jit
+def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, ASM: tl.constexpr):
+    """The R output words ([BLOCK_CW, R]) that R rows of words v ([R, BLOCK_CW]) hold, word-column by word-column:
+    each output row holds one element of every input row."""
+    if R == 4 and E == 1:  # 4 x 4 bytes: output word k holds byte k of each row
+        w0, w1, w2, w3 = _group_words(v, 1, BLOCK_CW, 4, ASM)
+        out = tl.reshape(tl.join(tl.join(w0, w2), tl.join(w1, w3)), [BLOCK_CW, 4])
+    elif R == 2:
+        a, b = tl.split(tl.permute(tl.reshape(v, [1, 2, BLOCK_CW]), (0, 2, 1)))  # rows 0 and 1
+        if E == 1:  # bytes 0 and 1 of rows 0 and 1, then bytes 2 and 3
+            lo = _prmt(a, b, 0x5140, ASM)
+            hi = _prmt(a, b, 0x7362, ASM)
+        else:  # the low halves of rows 0 and 1, then the high ones
+            lo = _prmt(a, b, 0x5410, ASM)
+            hi = _prmt(a, b, 0x7632, ASM)
+        out = tl.join(tl.reshape(lo, [BLOCK_CW]), tl.reshape(hi, [BLOCK_CW]))
+    else:  # 4 rows of 2-byte elements: low halves of rows (0, 1) and (2, 3), then the high ones
+        a, b = tl.split(tl.permute(tl.reshape(v, [2, 2, BLOCK_CW]), (0, 2, 1)))  # rows (0, 2) and (1, 3)
+        lo0, lo1 = tl.split(tl.permute(_prmt(a, b, 0x5410, ASM), (1, 0)))
+        hi0, hi1 = tl.split(tl.permute(_prmt(a, b, 0x7632, ASM), (1, 0)))
+        out = tl.reshape(tl.join(tl.join(lo0, hi0), tl.join(lo1, hi1)), [BLOCK_CW, 4])
+    return out
+
+
+@triton.jit
+def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, span_bytes, nbytes,
+                         R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
+                         IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """Matrices of R x `cols` elements of E bytes (R of 2 or 4; R PACK elements make R output words), rows
+    `row_stride` bytes apart, matrices `batch_stride`, into a C-contiguous output of `span_bytes` a matrix (one
+    matrix, or a whole number of words each); `tiles` programs a matrix, BLOCK_CW words of each row apiece. x_ptr
+    and out_ptr are 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
+    PACK: tl.constexpr = 4 // E
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
+        pid = pid.to(tl.int64)
+    b = pid // tiles
+    t = pid - b * tiles
+    cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
+    v = _row_words(x_ptr, b, tl.arange(0, R), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
+                   IN_ALIGN, WIDE, ASM)
+    words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
+    k = tl.arange(0, R)
+    at = b * _aligned(span_bytes // 4, OUT_ALIGN) + cw[:, None] * R + k[None, :]
+    whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
+    tl.store(out_ptr + at, words, mask=(cw < whole)[:, None])
+    if t == tiles - 1:  # the last program: the words of a partial last word-column, then the bytes, one by one
+        inside = (cw[:, None] * R + k[None, :]) * 4
+        tl.store(out_ptr + at, words, mask=(cw >= whole)[:, None] & (inside + 4 <= span_bytes))
+        items = _words_of(out_ptr, 1)
+        for i in tl.static_range(3):
+            byte = ((words >> (8 * i)) & 0xFF).to(tl.uint8)
+            tl.store(items + at * 4 + i, byte, mask=(inside < span_bytes) & (inside + 4 > span_bytes)
+                     & (inside + i < span_bytes))

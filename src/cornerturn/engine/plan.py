@@ -11,17 +11,19 @@ from .configs import (
     NARROW_MAX_ROW_BYTES,
     OUT_MODES,
     CopyConfig,
+    InterleaveConfig,
     NarrowConfig,
     PairsConfig,
     TileConfig,
     WordsConfig,
     heuristic,
+    interleave_ok,
     narrow_ok,
     narrow_tile,
 )
 from .launch import Launch
 
-Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig
+Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
@@ -145,6 +147,25 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes,
                        -(-(1 << 32) // problem.rows)),
                       {"BLOCK_R": block_r, "BLOCK_CW": block_cw, "BLOCK_OW": config.block_ow, "E": size,
+                       "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4, "WIDE": wide,
+                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
+                      config.num_warps, 4)
+    if isinstance(config, InterleaveConfig):
+        if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or \
+                not interleave_ok(problem):
+            raise ValueError("InterleaveConfig: transpose_interleave takes 2 or 4 rows of 1- or 2-byte elements in "
+                             "32-bit words, C-contiguous, each matrix's output at a whole word (engine.configs."
+                             "interleave_ok)")
+        size = problem.itemsize
+        span = problem.rows * problem.cols * size  # output bytes a matrix
+        tiles = math.ceil(math.ceil(problem.cols * size / 4) / config.block_cw)
+        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        wide = max(nbytes, inner * span) + 8 * config.block_cw >= WIDE_FROM or inner * tiles >= WIDE_FROM
+        in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
+        return Launch(narrow_kernel.transpose_interleave, inner * tiles,
+                      (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
+                      {"R": problem.rows, "E": size, "BLOCK_CW": config.block_cw, "IN_WORDS": in_words,
+                       "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4, "WIDE": wide,
                        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
                       config.num_warps, 4)
