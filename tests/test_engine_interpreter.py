@@ -483,7 +483,7 @@ def _matrix(shape, size):
 
 
 @pytest.mark.parametrize("shape, size, kind, word", [
-    ((3, 700001), 1, NarrowConfig, 4), ((2, 1048579), 2, InterleaveConfig, 4),
+    ((5, 700001), 1, NarrowConfig, 4), ((3, 700001), 1, InterleaveConfig, 4), ((2, 1048579), 2, InterleaveConfig, 4),
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
@@ -512,10 +512,10 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
         assert_bits_equal(run_engine(base, x, config, word), reference(x))
 
 
-@pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 4), (np.float16, 2), (np.float16, 4)],
+@pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 3), (np.uint8, 4), (np.float16, 2), (np.float16, 4)],
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
 def test_interleave_rows(dtype, rows, rng):
-    """transpose_interleave: 2 or 4 rows into output rows of whole words, columns not a multiple of the words',
+    """transpose_interleave: 2, 3 (bytes) or 4 rows, columns not a multiple of the words',
     rows starting inside words, batches; programs of 16 words, so that most matrices take several."""
     for shape in ((rows, 301), (rows, 4096), (3, rows, 250), (rows, 1)):
         base, x = make(shape, dtype, rng)

@@ -145,7 +145,8 @@ def test_skinny_byte_matrices_take_their_rules(gen):
     from cornerturn.engine.runtime import narrowed_for
     from cornerturn.problem import canonical
 
-    cases = [((3, 700001), torch.uint8), ((2, 1048579), torch.int8), ((5, 400003), torch.float16),
+    cases = [((3, 700001), torch.uint8), ((6, 500001), torch.uint8), ((2, 1048579), torch.int8),
+             ((5, 400003), torch.float16),
              ((7, 300007), torch.bfloat16), ((2, 3, 350001), torch.uint8), ((6, 2, 350002), torch.int8),
              ((700001, 3), torch.uint8), ((500009, 7), torch.int16), ((300007, 29), torch.uint8),
              ((4, 2, 524288), torch.float8_e4m3fn), ((4, 600001), torch.uint8), ((2, 3, 400002), torch.int16),

@@ -144,8 +144,8 @@ class NarrowConfig:
 
 @dataclass(frozen=True)
 class InterleaveConfig:
-    """A transpose_interleave launch (2 or 4 rows of 1- or 2-byte elements, output rows of 2 to 8 bytes): programs
-    reading block_cw words of every row, num_warps warps."""
+    """A transpose_interleave launch (2 or 4 rows of 1- or 2-byte elements or 3 of bytes: output rows of 2 to 8
+    bytes): programs reading block_cw words of every row, num_warps warps."""
 
     block_cw: int = 256
     num_warps: int = 4
@@ -159,8 +159,8 @@ class InterleaveConfig:
 
 
 def interleave_ok(problem: Problem) -> bool:
-    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows."""
-    return narrow_ok(problem) and problem.rows in (2, 4)
+    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows, or 3 rows of bytes."""
+    return narrow_ok(problem) and (problem.rows in (2, 4) or (problem.rows == 3 and problem.itemsize == 1))
 
 
 def narrow_ok(problem: Problem) -> bool:
@@ -294,9 +294,10 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
     rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
-    2 or 4 rows, transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte matrices of
-    up to 8 rows, element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the
-    words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
+    2 or 4 rows (3 of bytes), transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte
+    matrices of up to 8 rows, element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
+    elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
+    into place.
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
     fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
     on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""

@@ -8,9 +8,9 @@ kernel does; then each output word's PACK elements are gathered from that tile (
 by shifts. Loads are whole words along the input rows, stores 16-byte vectors along the output; no element is
 written alone but the last words and bytes of each matrix's output (its last program).
 
-transpose_interleave: output rows of 2, 4 or 8 bytes from 2 or 4 input rows (R = 2 or 4 rows of bytes or of
-2-byte elements): each lane reads one funnel-shifted word of every row, builds the R output words those hold with
-byte permutes in registers, and stores them as one vector; nothing goes through shared memory.
+transpose_interleave: output rows of 2 to 8 bytes from 2 or 4 input rows of bytes or 2-byte elements, or 3 of
+bytes: each lane reads one funnel-shifted word of every row, builds the R output words those hold with byte
+permutes in registers, and stores them (as one vector where R is 2 or 4); no data goes through shared memory.
 """
 
 from __future__ import annotations
@@ -66,12 +66,27 @@ def transpose_narrow(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
 
 
 @triton.jit
+def _group_rows(v, BLOCK_CW: tl.constexpr):
+    """The four rows of v ([4, BLOCK_CW]) as four [1, BLOCK_CW] tensors."""
+    even, odd = tl.split(tl.permute(tl.reshape(v, [1, 2, 2, BLOCK_CW]), (0, 3, 1, 2)))  # rows (0, 2) and (1, 3)
+    r0, r2 = tl.split(even)
+    r1, r3 = tl.split(odd)
+    return r0, r1, r2, r3
+
+
+@triton.jit
 def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, ASM: tl.constexpr):
     """The R output words ([BLOCK_CW, R]) that R rows of words v ([R, BLOCK_CW]) hold, word-column by word-column:
     each output row holds one element of every input row."""
     if R == 4 and E == 1:  # 4 x 4 bytes: output word k holds byte k of each row
         w0, w1, w2, w3 = _group_words(v, 1, BLOCK_CW, 4, ASM)
         out = tl.reshape(tl.join(tl.join(w0, w2), tl.join(w1, w3)), [BLOCK_CW, 4])
+    elif R == 3:  # 3 rows of bytes (v holds a fourth, zero): (a0 b0 c0 a1), (b1 c1 a2 b2), (c2 a3 b3 c3), then 0
+        a, b, c, zero = _group_rows(v, BLOCK_CW)
+        o0 = _prmt(_prmt(a, b, 0x0140, ASM), c, 0x2410, ASM)
+        o1 = _prmt(_prmt(b, c, 0x0251, ASM), a, 0x2610, ASM)
+        o2 = _prmt(c, _prmt(a, b, 0x0073, ASM), 0x3542, ASM)
+        out = tl.reshape(tl.join(tl.join(o0, o2), tl.join(o1, zero)), [BLOCK_CW, 4])
     elif R == 2:
         a, b = tl.split(tl.permute(tl.reshape(v, [1, 2, BLOCK_CW]), (0, 2, 1)))  # rows 0 and 1
         if E == 1:  # bytes 0 and 1 of rows 0 and 1, then bytes 2 and 3
@@ -104,18 +119,19 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     b = pid // tiles
     t = pid - b * tiles
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
-    v = _row_words(x_ptr, b, tl.arange(0, R), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
+    RP: tl.constexpr = 4 if R == 3 else R
+    v = _row_words(x_ptr, b, tl.arange(0, RP), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
                    IN_ALIGN, WIDE, ASM)
     words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
-    k = tl.arange(0, R)
+    k = tl.arange(0, RP)
     at = b * _aligned(span_bytes // 4, OUT_ALIGN) + cw[:, None] * R + k[None, :]
     whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
-    tl.store(out_ptr + at, words, mask=(cw < whole)[:, None])
+    tl.store(out_ptr + at, words, mask=(cw < whole)[:, None] & (k < R)[None, :])
     if t == tiles - 1:  # the last program: the words of a partial last word-column, then the bytes, one by one
         inside = (cw[:, None] * R + k[None, :]) * 4
-        tl.store(out_ptr + at, words, mask=(cw >= whole)[:, None] & (inside + 4 <= span_bytes))
+        tl.store(out_ptr + at, words, mask=(cw >= whole)[:, None] & (inside + 4 <= span_bytes) & (k < R)[None, :])
         items = _words_of(out_ptr, 1)
         for i in tl.static_range(3):
             byte = ((words >> (8 * i)) & 0xFF).to(tl.uint8)
             tl.store(items + at * 4 + i, byte, mask=(inside < span_bytes) & (inside + 4 > span_bytes)
-                     & (inside + i < span_bytes))
+                     & (inside + i < span_bytes) & (k < R)[None, :])

@@ -153,9 +153,9 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     if isinstance(config, InterleaveConfig):
         if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or \
                 not interleave_ok(problem):
-            raise ValueError("InterleaveConfig: transpose_interleave takes 2 or 4 rows of 1- or 2-byte elements in "
-                             "32-bit words, C-contiguous, each matrix's output at a whole word (engine.configs."
-                             "interleave_ok)")
+            raise ValueError("InterleaveConfig: transpose_interleave takes 2 or 4 rows of 1- or 2-byte elements, or 3 "
+                             "of bytes, in 32-bit words, C-contiguous, each matrix's output at a whole word "
+                             "(engine.configs.interleave_ok)")
         size = problem.itemsize
         span = problem.rows * problem.cols * size  # output bytes a matrix
         tiles = math.ceil(math.ceil(problem.cols * size / 4) / config.block_cw)
