@@ -52,7 +52,7 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 def draw(rng):
     size = int(rng.choice(SIZES))
     total = math.exp(rng.uniform(math.log(32 << 20), math.log(512 << 20))) / size
-    short = int(rng.choice([2, 4])) if INTERLEAVE else int(math.exp(rng.uniform(math.log(2), math.log(256))))
+    short = int(rng.choice([2, 3, 4])) if INTERLEAVE else int(math.exp(rng.uniform(math.log(2), math.log(256))))
     batch = int(math.exp(rng.uniform(math.log(2), math.log(64)))) if rng.random() < 0.25 else 1
     long = int(total / batch / short)
     return (size, batch, short, long) if INTERLEAVE or rng.random() < 0.5 else (size, batch, long, short)
