@@ -528,3 +528,19 @@ def test_interleave_rows(dtype, rows, rng):
     x = x[1:, 1:]  # rows starting inside words
     assert interleave_ok(canonical(x.shape, x.strides, x.itemsize))
     assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))
+
+
+def test_autotuning_candidates_of_skinny_matrices_build_and_round_trip():
+    """The candidates of matrices of 2-8 rows include the narrow and interleave kernels; each builds a plan and
+    survives the tuning cache's dictionary form."""
+    from cornerturn.engine.tune import config_from_dict, config_to_dict
+
+    for shape, size, kinds in (((3, 700001), 1, {NarrowConfig, InterleaveConfig}), ((6, 700001), 1, {NarrowConfig}),
+                               ((2, 700001), 2, {NarrowConfig, InterleaveConfig})):
+        problem = _matrix(shape, size)
+        found = candidates(problem)
+        assert kinds <= {type(c) for c in found}
+        for config in found:
+            if isinstance(config, (NarrowConfig, InterleaveConfig)):
+                assert engine_plan.build(problem, 4, config).pieces
+                assert config_from_dict(config_to_dict(config)) == config

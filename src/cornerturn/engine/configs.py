@@ -343,6 +343,8 @@ def candidates(problem: Problem, word: int | None = None) -> list:
     if word == 4 and words_ok(problem):  # the element kernels of these run in plans of 1- and 2-byte words
         narrow = [NarrowConfig(b, w) for b, w in ((512, 4), (1024, 4), (2048, 4), (2048, 8))] if narrow_ok(problem) \
             else []
+        if interleave_ok(problem):
+            narrow += [InterleaveConfig(b, w) for b, w in ((256, 4), (512, 4), (512, 8))]
         return sorted({heuristic(problem, word), *words_candidates(items=True), *narrow}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):

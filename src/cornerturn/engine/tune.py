@@ -19,9 +19,10 @@ from pathlib import Path
 
 from ..arrays import byte_range
 from ..problem import Problem
-from .configs import CopyConfig, NarrowConfig, PairsConfig, TileConfig, WordsConfig, candidates
+from .configs import CopyConfig, InterleaveConfig, NarrowConfig, PairsConfig, TileConfig, WordsConfig, candidates
 
-_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig}
+_KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig,
+          "interleave": InterleaveConfig}
 
 SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
