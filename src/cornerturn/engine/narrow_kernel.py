@@ -1,4 +1,4 @@
-"""Triton kernel of transposes whose output rows are short (a few input rows, each long): AoS from SoA, pixel
+"""Triton kernels of transposes whose output rows are short (a few input rows, each long): AoS from SoA, pixel
 channels interleaved from planes.
 
 transpose_narrow: each program writes BLOCK_OW whole 32-bit words of the output, which is contiguous; those words
