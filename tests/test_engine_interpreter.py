@@ -228,6 +228,16 @@ def test_tile_config_validates():
         TileConfig(48, 64)
     with pytest.raises(ValueError, match="num_warps: must be one of"):
         TileConfig(64, 64, 3)
+    from cornerturn.engine.permute import RunsConfig, ShiftedRunsConfig
+
+    cases = ((lambda: NarrowConfig(8192), r"NarrowConfig.block_ow: must be a power of two in 64\.\.4096"),
+             (lambda: NarrowConfig(1024, 3), "NarrowConfig.num_warps: must be one of"),
+             (lambda: InterleaveConfig(48), "InterleaveConfig.block_cw: must be a power of two"),
+             (lambda: RunsConfig(8), r"^RunsConfig.block: must be a power of two in 16\.\.8192"),
+             (lambda: ShiftedRunsConfig(2), r"ShiftedRunsConfig.block: must be a power of two in 4\.\.8192"))
+    for make_config, match in cases:
+        with pytest.raises(ValueError, match=match):
+            make_config()
 
 
 @pytest.mark.parametrize("dtype, shape, pad", grid(

@@ -18,14 +18,14 @@ SMALL_BYTES = 1 << 20
 MAX_BLOCK = 1024
 
 
-def check_tile(config, *blocks: str) -> None:
-    """The rules of a tile launch: each of the `blocks` fields a power of two up to MAX_BLOCK, num_warps one that
-    Triton takes; errors name the config's class and field."""
+def check_tile(config, *blocks: str, low: int = 1, high: int = MAX_BLOCK) -> None:
+    """The rules of a tile launch: each of the `blocks` fields a power of two from `low` to `high` (up to MAX_BLOCK
+    unless told), num_warps one that Triton takes; errors name the config's class and field."""
     kind = type(config).__name__
     for name in blocks:
         v = getattr(config, name)
-        if v < 1 or v > MAX_BLOCK or v & (v - 1):
-            raise ValueError(f"{kind}.{name}: must be a power of two in 1..{MAX_BLOCK}, got {v}")
+        if v < low or v > high or v & (v - 1):
+            raise ValueError(f"{kind}.{name}: must be a power of two in {low}..{high}, got {v}")
     if config.num_warps not in (1, 2, 4, 8, 16):
         raise ValueError(f"{kind}.num_warps: must be one of 1, 2, 4, 8, 16, got {config.num_warps}")
 
@@ -132,10 +132,7 @@ class NarrowConfig:
     num_warps: int = 4
 
     def __post_init__(self) -> None:
-        if self.block_ow < 64 or self.block_ow > 4096 or self.block_ow & (self.block_ow - 1):
-            raise ValueError(f"NarrowConfig.block_ow: must be a power of two in 64..4096, got {self.block_ow}")
-        if self.num_warps not in (1, 2, 4, 8, 16):
-            raise ValueError(f"NarrowConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+        check_tile(self, "block_ow", low=64, high=4096)
 
     @property
     def name(self) -> str:

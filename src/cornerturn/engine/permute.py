@@ -47,10 +47,7 @@ class RunsConfig:
     num_warps: int = 8
 
     def __post_init__(self) -> None:
-        if self.block < 16 or self.block > 8 * MAX_BLOCK or self.block & (self.block - 1):
-            raise ValueError(f"RunsConfig.block: must be a power of two in 16..{8 * MAX_BLOCK}, got {self.block}")
-        if self.num_warps not in (1, 2, 4, 8, 16):
-            raise ValueError(f"RunsConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+        check_tile(self, "block", low=16, high=8 * MAX_BLOCK)
 
     @property
     def name(self) -> str:
@@ -66,10 +63,7 @@ class ShiftedRunsConfig:
     num_warps: int = 4
 
     def __post_init__(self) -> None:
-        if self.block < 4 or self.block > 8 * MAX_BLOCK or self.block & (self.block - 1):
-            raise ValueError(f"ShiftedRunsConfig.block: must be a power of two in 4..{8 * MAX_BLOCK}, got {self.block}")
-        if self.num_warps not in (1, 2, 4, 8, 16):
-            raise ValueError(f"ShiftedRunsConfig.num_warps: must be one of 1, 2, 4, 8, 16, got {self.num_warps}")
+        check_tile(self, "block", low=4, high=8 * MAX_BLOCK)
 
     @property
     def name(self) -> str:
