@@ -18,7 +18,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _aligned, _group_words, _prmt, _row_words, _words_of
+from .kernels import _aligned, _group_words, _prmt, _row_words, _rows_of_groups, _words_of
 
 
 @triton.jit
@@ -66,15 +66,6 @@ def transpose_narrow(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles
 
 
 @triton.jit
-def _group_rows(v, BLOCK_CW: tl.constexpr):
-    """The four rows of v ([4, BLOCK_CW]) as four [1, BLOCK_CW] tensors."""
-    even, odd = tl.split(tl.permute(tl.reshape(v, [1, 2, 2, BLOCK_CW]), (0, 3, 1, 2)))  # rows (0, 2) and (1, 3)
-    r0, r2 = tl.split(even)
-    r1, r3 = tl.split(odd)
-    return r0, r1, r2, r3
-
-
-@triton.jit
 def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, ASM: tl.constexpr):
     """The R output words ([BLOCK_CW, R]) that R rows of words v ([R, BLOCK_CW]) hold, word-column by word-column:
     each output row holds one element of every input row."""
@@ -82,7 +73,7 @@ def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, AS
         w0, w1, w2, w3 = _group_words(v, 1, BLOCK_CW, 4, ASM)
         out = tl.reshape(tl.join(tl.join(w0, w2), tl.join(w1, w3)), [BLOCK_CW, 4])
     elif R == 3:  # 3 rows of bytes (v holds a fourth, zero): (a0 b0 c0 a1), (b1 c1 a2 b2), (c2 a3 b3 c3), then 0
-        a, b, c, zero = _group_rows(v, BLOCK_CW)
+        a, b, c, zero = _rows_of_groups(tl.reshape(v, [1, 4, BLOCK_CW]), 1, BLOCK_CW)
         o0 = _prmt(_prmt(a, b, 0x0140, ASM), c, 0x2410, ASM)
         o1 = _prmt(_prmt(b, c, 0x0251, ASM), a, 0x2610, ASM)
         o2 = _prmt(c, _prmt(a, b, 0x0073, ASM), 0x3542, ASM)
