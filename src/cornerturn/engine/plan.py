@@ -73,6 +73,25 @@ class EnginePlan:
         return self.config.name if self.problem.kind != "empty" else "empty"
 
 
+def _input_bytes(problem: Problem, inner: int, inner_stride: int) -> int:
+    """Bytes from the first matrix's first element to the last matrix's last one, for `inner` matrices
+    `inner_stride` bytes apart with contiguous columns (what the words kernels may read)."""
+    return (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * problem.itemsize
+
+
+def _whole_word_rows(problem: Problem, word: int, out_row_stride: int, offsets: tuple[int, int], inner: int,
+                     inner_stride: int, takes: bool, refusal: str) -> tuple[int, int, dict]:
+    """What transpose_narrow and transpose_interleave share: their refusal (32-bit words, a C-contiguous output,
+    no offsets, `takes` from their *_ok), the output bytes a matrix, the input's bytes, and the constexprs E,
+    OUT_ALIGN and ASM."""
+    if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or not takes:
+        raise ValueError(refusal)
+    span = problem.rows * problem.cols * problem.itemsize
+    return span, _input_bytes(problem, inner, inner_stride), {
+        "E": problem.itemsize, "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4,
+        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+
+
 def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int,
             out_row_stride: int | None = None, offsets: tuple[int, int] = (0, 0)) -> Launch:
     """The launch for `inner` matrices `inner_stride` bytes apart; `out_row_stride` (bytes) for an output whose
@@ -107,7 +126,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         tiles_r = math.ceil(problem.rows / config.block_r)
         tiles_c = math.ceil(math.ceil(problem.cols / pack) / config.block_cw)
         x_off, out_off = offsets
-        nbytes = x_off + (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        nbytes = x_off + _input_bytes(problem, inner, inner_stride)
         wide = max(nbytes + 8, out_off + inner * problem.cols * out_row_stride) >= WIDE_FROM
         in_words = x_off == 0 and inner_stride % 4 == 0 and problem.row_stride % 4 == 0
         in_align = alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1
@@ -132,43 +151,33 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2},
                       config.num_warps, 4)
     if isinstance(config, NarrowConfig):
-        if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or \
-                not narrow_ok(problem):
-            raise ValueError("NarrowConfig: transpose_narrow takes 1- and 2-byte elements in 32-bit words with output "
-                             f"rows of 2 to {NARROW_MAX_ROW_BYTES} bytes, C-contiguous and starting at whole words "
-                             "(engine.configs.narrow_ok)")
-        size = problem.itemsize
+        span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
+                                                narrow_ok(problem), "NarrowConfig: transpose_narrow takes 1- and "
+                                                "2-byte elements in 32-bit words with output rows of 2 to "
+                                                f"{NARROW_MAX_ROW_BYTES} bytes, C-contiguous and starting at whole "
+                                                "words (engine.configs.narrow_ok)")
         block_r, block_cw = narrow_tile(problem, config)
-        span = problem.rows * problem.cols * size  # output bytes a matrix
         tiles = math.ceil(span / (4 * config.block_ow))
-        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
         wide = max(nbytes, inner * span) + 4 * config.block_ow >= WIDE_FROM or inner * tiles >= WIDE_FROM
         return Launch(narrow_kernel.transpose_narrow, inner * tiles,
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes,
                        -(-(1 << 32) // problem.rows)),
-                      {"BLOCK_R": block_r, "BLOCK_CW": block_cw, "BLOCK_OW": config.block_ow, "E": size,
-                       "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4, "WIDE": wide,
-                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
+                      {"BLOCK_R": block_r, "BLOCK_CW": block_cw, "BLOCK_OW": config.block_ow, "WIDE": wide, **shared},
                       config.num_warps, 4)
     if isinstance(config, InterleaveConfig):
-        if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or \
-                not interleave_ok(problem):
-            raise ValueError("InterleaveConfig: transpose_interleave takes 2 or 4 rows of 1- or 2-byte elements, or 3 "
-                             "of bytes, in 32-bit words, C-contiguous, each matrix's output at a whole word "
-                             "(engine.configs.interleave_ok)")
-        size = problem.itemsize
-        span = problem.rows * problem.cols * size  # output bytes a matrix
-        tiles = math.ceil(math.ceil(problem.cols * size / 4) / config.block_cw)
-        nbytes = (inner - 1) * inner_stride + (problem.rows - 1) * problem.row_stride + problem.cols * size
+        span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
+                                                interleave_ok(problem), "InterleaveConfig: transpose_interleave takes "
+                                                "2 or 4 rows of 1- or 2-byte elements, or 3 of bytes, in 32-bit "
+                                                "words, C-contiguous, each matrix's output at a whole word "
+                                                "(engine.configs.interleave_ok)")
+        tiles = math.ceil(math.ceil(problem.cols * problem.itemsize / 4) / config.block_cw)
         wide = max(nbytes, inner * span) + 8 * config.block_cw >= WIDE_FROM or inner * tiles >= WIDE_FROM
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
         return Launch(narrow_kernel.transpose_interleave, inner * tiles,
                       (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
-                      {"R": problem.rows, "E": size, "BLOCK_CW": config.block_cw, "IN_WORDS": in_words,
+                      {"R": problem.rows, "BLOCK_CW": config.block_cw, "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
-                       "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4, "WIDE": wide,
-                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"},
-                      config.num_warps, 4)
+                       "WIDE": wide, **shared}, config.num_warps, 4)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
         tiles_r = math.ceil(problem.rows / config.block_r)
