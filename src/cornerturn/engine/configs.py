@@ -73,9 +73,6 @@ class PairsConfig:
 OUT_MODES = ("words", "shifted", "items")  # transpose_words' OUT: how output rows are written
 
 
-MAX_STEPS = 64  # tiles one transpose_words program may take along the input rows
-
-
 @dataclass(frozen=True)
 class WordsConfig:
     """A transpose_words launch (1- and 2-byte elements moved as 32-bit words, rows starting anywhere): block_r rows
@@ -87,20 +84,15 @@ class WordsConfig:
     block_cw: int
     num_warps: int = 4
     out: str = "shifted"
-    steps: int = 1
 
     def __post_init__(self) -> None:
         _check_word_tile(self)
         if self.out not in OUT_MODES[1:]:
             raise ValueError(f"WordsConfig.out: one of {', '.join(OUT_MODES[1:])}, got {self.out!r}")
-        if not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
-            raise ValueError(f"WordsConfig.steps: tiles a program takes along the rows, 1 to {MAX_STEPS}, "
-                             f"got {self.steps!r}")
 
     @property
     def name(self) -> str:
-        return (f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
-                + (f"-s{self.steps}" if self.steps > 1 else ""))
+        return f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
 
 
 def words_candidates(items: bool) -> list[WordsConfig]:

@@ -242,31 +242,11 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False, STEPS: tl.constexpr = 1):
-    """Tiles of BLOCK_R rows x BLOCK_CW words; each program takes STEPS of them along the input rows, one after
-    another (tiles_c counts such runs), so that the sector two neighbouring tiles of a row share is read by one
-    program."""
-    b, tr, tg = _tile_of_program(tiles_r, tiles_c, band, WIDE)
-    if STEPS == 1:
-        _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off, out_off,
-                    b, tr, tg, BLOCK_R, BLOCK_CW, E, IN_WORDS, OUT, EDGES, WIDE, ASM, IN_ALIGN, OUT_ALIGN,
-                    NEXT_BY_GATHER)
-    else:
-        for s in tl.static_range(STEPS):
-            _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off,
-                        out_off, b, tr, tg * STEPS + s, BLOCK_R, BLOCK_CW, E, IN_WORDS, OUT, EDGES, WIDE, ASM,
-                        IN_ALIGN, OUT_ALIGN, NEXT_BY_GATHER)
-
-
-@triton.jit
-def _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off, out_off, b, tr,
-                tc, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
-                OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-                IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, NEXT_BY_GATHER: tl.constexpr):
-    """transpose_words' tile (tr, tc) of matrix b."""
+                    NEXT_BY_GATHER: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
     v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,
