@@ -34,7 +34,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _funnel_shift, _group_words, _pick, _successors, _words_of
+from .kernels import _aligned, _funnel_shift, _group_words, _pick, _successors, _words_of
 
 
 @triton.jit
@@ -99,18 +99,43 @@ def permute_tiles(x_ptr, out_ptr,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NB_IN: tl.constexpr, NR: tl.constexpr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
-                  ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr):
+                  ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
+                  ALIGN_SA: tl.constexpr = 1, ALIGN_SB: tl.constexpr = 1, ARITH_IN: tl.constexpr = True,
+                  ARITH_OUT: tl.constexpr = True):
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
-    in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
-    out_a = _hinted(out_base + a, BLOCK_A, ALIGN_OA)
-    in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
-    out_b = _hinted(_offsets(b, eb0, eb1, ob0, ob1, ob2, NB), CONTIG_OB, ALIGN_OB)
-    mask = (b < size_b)[:, None] & (a < size_a)[None, :]
+    if ARITH_IN:
+        in_a = _side_offsets(a, _aligned(in_base, ALIGN_IA), ea0, ea1, ia0, ia1, ia2, NA_IN, CONTIG_IA, ALIGN_IA)
+        in_b = _side_offsets(b, 0, eb0, eb1, ib0, ib1, ib2, NB_IN, CONTIG_IB, ALIGN_IB)
+    else:
+        in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
+        in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
+    if ARITH_OUT:
+        out_a = _aligned(out_base, ALIGN_OA) + a
+        out_b = _side_offsets(b, 0, eb0, eb1, ob0, ob1, ob2, NB, CONTIG_OB, ALIGN_OB)
+    else:
+        out_a = _hinted(out_base + a, BLOCK_A, ALIGN_OA)
+        out_b = _hinted(_offsets(b, eb0, eb1, ob0, ob1, ob2, NB), CONTIG_OB, ALIGN_OB)
+    # the sides' bounds written as multiples of what divides them (ALIGN_SA, ALIGN_SB), so that a mask stays constant
+    # over a vector: told only a stride's alignment, the compiler splits masked vectors into single elements
+    mask = (b < _aligned(size_b, ALIGN_SB))[:, None] & (a < _aligned(size_a, ALIGN_SA))[None, :]
     tile = tl.load(x_ptr + in_b[:, None] + in_a[None, :], mask=mask)
     tl.store(out_ptr + out_b[:, None] + out_a[None, :], tile, mask=mask)
+
+
+@triton.jit
+def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
+    """base + _offsets(idx, ...) with what the planner knows written into the arithmetic, where the compiler's
+    analysis sees it (hints set as attributes do not survive the compiler's rewriting of these sums): the
+    innermost extent a multiple of CONTIG (runs of CONTIG neighbours where the first stride is 1), every stride
+    that is not that unit one, and base, multiples of ALIGN."""
+    if N > 1 and CONTIG > 1:
+        e0 = _aligned(e0, CONTIG)
+    if CONTIG == 1:
+        s0 = _aligned(s0, ALIGN)
+    return base + _offsets(idx, e0, e1, s0, _aligned(s1, ALIGN), _aligned(s2, ALIGN), N)
 
 
 @triton.jit
