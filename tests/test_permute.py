@@ -422,6 +422,45 @@ def test_general_kernel_random(case):
         assert_bits_equal(run_engine(x, axes), reference(x, axes))
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strided_permutations(max_rank=6, max_side=40))
+def test_general_tile_hints_are_kept(case):
+    """permute_tiles writes its ALIGN_* and CONTIG_* into the arithmetic (x // ALIGN * ALIGN): each is a promise
+    about the planned integers, and a broken one would move elements. Every general-tile launch's promises hold; the
+    loads are widened for 1- and 2-byte words only."""
+    from cornerturn.engine import permute
+    from cornerturn.engine.permute_kernel import permute_tiles
+
+    dtype, shape, steps, axes, _ = case
+    itemsize = np.dtype(dtype).itemsize
+    strides, pitch = [], itemsize  # a C-contiguous base of shape * |steps|, viewed with those steps: no data needed
+    for side, step in reversed(list(zip(shape, steps))):
+        strides.insert(0, pitch * step)
+        pitch *= max(1, side * abs(step))
+    perm = canonical_permutation(shape, tuple(strides), itemsize, axes)
+    if not isinstance(perm, Permutation):
+        return
+    for word in {permute.natural_word(perm), 1}:
+        for _, _, launch in permute.build(perm, word).pieces:
+            if launch.kernel is not permute_tiles:
+                continue
+            v = dict(zip(permute_tiles.arg_names[2:], launch.ints))
+            c = launch.constexprs
+            assert c["ARITH_IN"] == (launch.word <= 2) and (c["ARITH_IN"] or c["ALIGN_SB"] == 1)
+            assert v["size_a"] % c["ALIGN_SA"] == 0 and v["size_b"] % c["ALIGN_SB"] == 0
+            rest_in = [v[f"ir{k}"] for k in range(c["NR"])]
+            rest_out = [v[f"or{k}"] for k in range(c["NR"])]
+            assert all(s % c["ALIGN_OA"] == 0 for s in (c["BLOCK_A"], *rest_out))
+            assert all(v[f"ob{k}"] % c["ALIGN_OB"] == 0 for k in range(c["NB"]))
+            for side, n, more in (("a", c["NA_IN"], rest_in), ("b", c["NB_IN"], [])):
+                contig, align = c[f"CONTIG_I{side.upper()}"], c[f"ALIGN_I{side.upper()}"]
+                strides = [v[f"i{side}{k}"] for k in range(n)]
+                if contig > 1:
+                    assert strides[0] == 1 and (n == 1 or v[f"e{side}0"] % contig == 0)
+                    strides = strides[1:]
+                assert all(s % align == 0 for s in (*strides, *more))
+
+
 # ---- the public function on the CPU ---------------------------------------------------------------------------
 
 
