@@ -425,9 +425,9 @@ def test_general_kernel_random(case):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(strided_permutations(max_rank=6, max_side=40))
 def test_general_tile_hints_are_kept(case):
-    """permute_tiles writes its ALIGN_* and CONTIG_* into the arithmetic (x // ALIGN * ALIGN): each is a promise
-    about the planned integers, and a broken one would move elements. Every general-tile launch's promises hold; the
-    loads are widened for 1- and 2-byte words only."""
+    """permute_tiles writes its stores' ALIGN_* into the arithmetic (x // ALIGN * ALIGN) and hints the loads'
+    ALIGN_* and CONTIG_*: each is a promise about the planned integers, and a broken one would move elements (or let
+    the compiler widen an access that straddles). Every general-tile launch's promises hold."""
     from cornerturn.engine import permute
     from cornerturn.engine.permute_kernel import permute_tiles
 
@@ -446,8 +446,7 @@ def test_general_tile_hints_are_kept(case):
                 continue
             v = dict(zip(permute_tiles.arg_names[2:], launch.ints))
             c = launch.constexprs
-            assert c["ARITH_IN"] == (launch.word <= 2) and (c["ARITH_IN"] or c["ALIGN_SB"] == 1)
-            assert v["size_a"] % c["ALIGN_SA"] == 0 and v["size_b"] % c["ALIGN_SB"] == 0
+            assert v["size_a"] % c["ALIGN_SA"] == 0
             rest_in = [v[f"ir{k}"] for k in range(c["NR"])]
             rest_out = [v[f"or{k}"] for k in range(c["NR"])]
             assert all(s % c["ALIGN_OA"] == 0 for s in (c["BLOCK_A"], *rest_out))

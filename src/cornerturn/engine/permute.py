@@ -279,8 +279,6 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
     align_ia = alignment(*([contig_ia] if contig_ia > 1 else [a[0].in_stride]),
                          *(x.in_stride for x in a[1:]), *ins)
     align_ib = alignment(*([contig_ib] if contig_ib > 1 else [b[0].in_stride]), *(x.in_stride for x in b[1:]))
-    arith_in = sides.word <= 2
-    arith_in = sides.word <= 2
     ints = (*_pad([x.extent for x in a[:-1]], 2), *_pad([x.in_stride for x in a], 3),
             *_pad([x.extent for x in b[:-1]], 2), *_pad([x.in_stride for x in b], 3),
             *_pad([x.out_stride for x in b], 3),
@@ -291,10 +289,7 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
                   "CONTIG_IA": contig_ia, "ALIGN_IA": align_ia, "CONTIG_IB": contig_ib, "ALIGN_IB": align_ib,
                   "ALIGN_OA": alignment(config.block_a, *outs), "CONTIG_OB": 1,
                   "ALIGN_OB": alignment(*(x.out_stride for x in b)), "WIDE": wide,
-                  # the stores widen wherever the offsets allow; the loads for 1- and 2-byte words only: on 193 random
-                  # permutations of 12 seeds, wider loads of 4- and 8-byte words ran 0.95-0.99x (docs/permute.md)
-                  "ALIGN_SA": alignment(sides.size_a), "ALIGN_SB": alignment(sides.size_b) if arith_in else 1,
-                  "ARITH_IN": arith_in}
+                  "ALIGN_SA": alignment(sides.size_a)}
     return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)
 
 

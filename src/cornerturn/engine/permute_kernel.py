@@ -8,9 +8,11 @@ contiguous it takes the first, so loads whose runs are short or odd still walk B
 once per program as a vector (up to three axes each, a digit per axis; one linear index where the side's axes are
 laid end to end in that array: NA_IN, NB_IN); the hints (CONTIG_*, ALIGN_*) tell the compiler how long the
 contiguous runs of each vector are and what divides their first offsets, so that accesses widen where they allow.
-They are written into the arithmetic (x // ALIGN * ALIGN, extents and bounds as multiples): hints set as attributes
-(tl.multiple_of, tl.max_contiguous) do not survive the compiler's rewriting of these sums. The loads take them for 1-
-and 2-byte words only (ARITH_IN), the stores always.
+The stores' are written into the arithmetic (x // ALIGN * ALIGN, side A's bound as a multiple): hints set as
+attributes (tl.multiple_of, tl.max_contiguous) do not survive the compiler's rewriting of these sums, and the
+loads', left as attributes, widen loads only where Triton's own specialisation (strides that are multiples of 16)
+does (written into the arithmetic too, wider loads ran 0.95-0.97x for 8-byte words and down to 0.69x for some 2-byte
+permutations; docs/permute.md).
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
@@ -103,37 +105,20 @@ def permute_tiles(x_ptr, out_ptr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
                   ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
-                  ALIGN_SA: tl.constexpr = 1, ALIGN_SB: tl.constexpr = 1, ARITH_IN: tl.constexpr = True):
+                  ALIGN_SA: tl.constexpr = 1):
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
-    if ARITH_IN:  # the loads may widen (1- and 2-byte words; wider loads of wider words ran slower: 0.95-0.97x)
-        in_a = _side_offsets(a, _aligned(in_base, ALIGN_IA), ea0, ea1, ia0, ia1, ia2, NA_IN, CONTIG_IA, ALIGN_IA)
-        in_b = _side_offsets(b, 0, eb0, eb1, ib0, ib1, ib2, NB_IN, CONTIG_IB, ALIGN_IB)
-    else:
-        in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
-        in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
+    in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
+    in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
     out_a = _aligned(out_base, ALIGN_OA) + a
-    out_b = _side_offsets(b, 0, eb0, eb1, ob0, ob1, ob2, NB, CONTIG_OB, ALIGN_OB)
-    # the sides' bounds written as multiples of what divides them (ALIGN_SA, ALIGN_SB), so that a mask stays constant
-    # over a vector: told only a stride's alignment, the compiler splits masked vectors into single elements
-    mask = (b < _aligned(size_b, ALIGN_SB))[:, None] & (a < _aligned(size_a, ALIGN_SA))[None, :]
+    out_b = _offsets(b, eb0, eb1, _aligned(ob0, ALIGN_OB), _aligned(ob1, ALIGN_OB), _aligned(ob2, ALIGN_OB), NB)
+    # side A's bound written as a multiple of what divides it (ALIGN_SA), so that the store mask stays constant over
+    # a vector: told only the strides' alignment, the compiler splits masked vectors into single elements
+    mask = (b < size_b)[:, None] & (a < _aligned(size_a, ALIGN_SA))[None, :]
     tile = tl.load(x_ptr + in_b[:, None] + in_a[None, :], mask=mask)
     tl.store(out_ptr + out_b[:, None] + out_a[None, :], tile, mask=mask)
-
-
-@triton.jit
-def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
-    """base + _offsets(idx, ...) with what the planner knows written into the arithmetic, where the compiler's
-    analysis sees it (hints set as attributes do not survive the compiler's rewriting of these sums): the
-    innermost extent a multiple of CONTIG (runs of CONTIG neighbours where the first stride is 1), every stride
-    that is not that unit one, and base, multiples of ALIGN."""
-    if N > 1 and CONTIG > 1:
-        e0 = _aligned(e0, CONTIG)
-    if CONTIG == 1:
-        s0 = _aligned(s0, ALIGN)
-    return base + _offsets(idx, e0, e1, s0, _aligned(s1, ALIGN), _aligned(s2, ALIGN), N)
 
 
 @triton.jit
