@@ -88,22 +88,26 @@ def _aligned(value, ALIGN: tl.constexpr):
 
 @triton.jit
 def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c, out_row_stride,
-                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr):
+                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr,
+                    OUT_ALIGN: tl.constexpr = 1):
+    """OUT_ALIGN divides the output's row stride (in words) and, for one-word elements, the rows: written into the
+    arithmetic so that the stores along output rows widen (the loads are left to Triton's own specialisation)."""
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
-    mask = (r[:, None] < rows) & (c[None, :] < cols)
     x_base = x_ptr + b * batch_stride
-    out_base = out_ptr + b * cols * out_row_stride  # batched outputs are C-contiguous: rows x WORDS words a row
+    ors = _aligned(out_row_stride, OUT_ALIGN)
+    out_base = out_ptr + b * cols * ors  # batched outputs are C-contiguous: rows x WORDS words a row
     if WORDS == 1:
+        mask = (r[:, None] < _aligned(rows, OUT_ALIGN)) & (c[None, :] < cols)
         tile = tl.load(x_base + r[:, None] * row_stride + c[None, :] * col_stride, mask=mask)
-        tl.store(out_base + c[None, :] * out_row_stride + r[:, None], tile, mask=mask)
+        tl.store(out_base + c[None, :] * ors + r[:, None], tile, mask=mask)
     else:
         w = tl.arange(0, WORDS)
-        mask3 = mask[:, :, None]
+        mask3 = ((r[:, None] < rows) & (c[None, :] < cols))[:, :, None]
         src = x_base + r[:, None, None] * row_stride + c[None, :, None] * col_stride + w[None, None, :]
         tile = tl.load(src, mask=mask3)
-        dst = out_base + c[None, :, None] * out_row_stride + r[:, None, None] * WORDS + w[None, None, :]
+        dst = out_base + c[None, :, None] * ors + r[:, None, None] * WORDS + w[None, None, :]
         tl.store(dst, tile, mask=mask3)
 
 

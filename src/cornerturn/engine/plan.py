@@ -195,7 +195,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                   (problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
                    problem.col_stride // word, tiles_r, tiles_c, out_row_stride // word,
                    band_of(tiles_r, config.block_r, config.block_c * abs(problem.col_stride), problem.row_stride)),
-                  {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WORDS": words, "WIDE": wide},
+                  {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WORDS": words, "WIDE": wide,
+                   "OUT_ALIGN": alignment(out_row_stride // word, *([problem.rows] if words == 1 else []))},
                   config.num_warps, word)
 
 
