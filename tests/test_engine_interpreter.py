@@ -223,6 +223,21 @@ def test_candidates_are_valid_and_include_the_heuristic():
     assert all(4096 <= c.block_r * c.block_c * 4 <= 32 * 1024 for c in cands if c != heuristic(problem))
 
 
+def test_element_tiles_tell_the_stores_their_alignment():
+    """OUT_ALIGN, written into transpose_tiles' store arithmetic, is the power of two (up to 16 words) dividing the
+    output's row stride and, for one-word elements, the rows: by hand for a few plans, the promise held on each."""
+    def out_align(shape, itemsize, word, out_row_stride=None):
+        problem = canonical(shape, (shape[-1] * itemsize, itemsize), itemsize)
+        launch = engine_plan.build(problem, word, TileConfig(32, 32), out_row_stride=out_row_stride).pieces[0][2]
+        return launch.constexprs["OUT_ALIGN"]
+
+    assert out_align((5044, 28681), 4, 4) == 4  # rows of 5044 words
+    assert out_align((6000, 6000), 4, 4) == 16
+    assert out_align((301997, 401), 4, 4) == 1
+    assert out_align((6, 9001), 16, 8) == 4  # 16-byte elements, 12 words an output row; the rows are not asked
+    assert out_align((36, 43), 4, 4, out_row_stride=64) == 4  # 16 words apart, 36 rows
+
+
 def test_tile_config_validates():
     with pytest.raises(ValueError, match="block_r: must be a power of two"):
         TileConfig(48, 64)
