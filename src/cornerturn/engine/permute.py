@@ -287,7 +287,7 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
     constexprs = {"NA_IN": na_in, "NB": len(b), "NB_IN": nb_in, "NR": len(rest),
                   "BLOCK_A": config.block_a, "BLOCK_B": config.block_b,
                   "CONTIG_IA": contig_ia, "ALIGN_IA": align_ia, "CONTIG_IB": contig_ib, "ALIGN_IB": align_ib,
-                  "ALIGN_OA": alignment(config.block_a, *outs), "CONTIG_OB": 1,
+                  "ALIGN_OA": alignment(config.block_a, *outs),
                   "ALIGN_OB": alignment(*(x.out_stride for x in b)), "WIDE": wide,
                   "ALIGN_SA": alignment(sides.size_a)}
     return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)

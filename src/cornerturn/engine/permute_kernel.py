@@ -104,7 +104,7 @@ def permute_tiles(x_ptr, out_ptr,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NB_IN: tl.constexpr, NR: tl.constexpr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
-                  ALIGN_OA: tl.constexpr, CONTIG_OB: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
+                  ALIGN_OA: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
                   ALIGN_SA: tl.constexpr = 1):
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)
