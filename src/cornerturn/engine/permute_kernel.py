@@ -8,11 +8,11 @@ contiguous it takes the first, so loads whose runs are short or odd still walk B
 once per program as a vector (up to three axes each, a digit per axis; one linear index where the side's axes are
 laid end to end in that array: NA_IN, NB_IN); the hints (CONTIG_*, ALIGN_*) tell the compiler how long the
 contiguous runs of each vector are and what divides their first offsets, so that accesses widen where they allow.
-The stores' are written into the arithmetic (x // ALIGN * ALIGN, side A's bound as a multiple): hints set as
-attributes (tl.multiple_of, tl.max_contiguous) do not survive the compiler's rewriting of these sums, and the
-loads', left as attributes, widen loads only where Triton's own specialisation (strides that are multiples of 16)
-does (written into the arithmetic too, wider loads ran 0.95-0.97x for 8-byte words and down to 0.69x for some 2-byte
-permutations; docs/permute.md).
+The stores' hints are written into the arithmetic (x // ALIGN * ALIGN, side A's bound as a multiple): hints set
+as attributes (tl.multiple_of, tl.max_contiguous) do not survive the compiler's rewriting of these sums. The loads'
+stay attributes, so loads widen only where Triton's own specialisation (strides that are multiples of 16) does:
+written into the arithmetic too, wider loads ran 0.95-0.97x for 8-byte words and down to 0.69x for some 2-byte
+permutations (docs/permute.md).
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
