@@ -169,6 +169,32 @@ def test_general_kernel_strided_negative_wide_and_small_tiles(rng):
     assert_bits_equal(run_engine(x, (3, 1, 2, 0), wide=True), reference(x, (3, 1, 2, 0)))
 
 
+LOADS_CASES = [  # (shape, axes, steps, widened): 2-byte general tiles whose loads the planner widens, or not
+    ((6, 9, 8, 16), (1, 3, 0, 2), None, True),  # sides of two axes each
+    ((3, 4, 5, 6, 8), (4, 2, 0, 3, 1), (1, -1, 1, 1, 1), True),  # a reversed axis, three axes on side A
+    ((12, 10, 8, 6), (2, 3, 1, 0), (1, 1, 1, 1), True),
+    ((11, 4, 5, 10, 2), (1, 3, 2, 4, 0), None, True),  # B of 100 words and a rest stride of 100: each 4, not 8
+    ((5, 5, 13, 7, 2), (2, 3, 1, 4, 0), None, True),  # 182 and 182: each 2, not 4
+    ((301, 5, 140), (2, 1, 0), None, False),  # one axis a side, output runs 2-byte aligned: word-wide loads
+    ((5, 7, 6, 12), (3, 1, 0, 2), (1, 1, 1, 2), False),  # side B strided in the input: nothing to widen
+]
+
+
+@pytest.mark.parametrize("shape, axes, steps, widened", LOADS_CASES, ids=str)
+def test_general_tiles_widen_two_byte_loads(shape, axes, steps, widened, rng):
+    """The loads' offsets written into the arithmetic (ARITH_IN) where the planner's rule widens them, bit-exact;
+    the rule's exclusions keep the attribute hints."""
+    from cornerturn.engine import permute
+    from cornerturn.engine.permute_kernel import permute_tiles
+
+    x = _strided(np.int16, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    launches = [launch for _, _, launch in permute.build(perm, permute.natural_word(perm)).pieces]
+    assert all(launch.kernel is permute_tiles and launch.word == 2 for launch in launches)
+    assert {launch.constexprs["ARITH_IN"] for launch in launches} == {widened}
+    assert_bits_equal(run_engine(x, axes), reference(x, axes))
+
+
 RUNS_CASES = [  # (shape, axes, dtype, steps): a unit contiguous on both sides moved whole by permute_runs
     ((7, 9, 3), (1, 0, 2), np.float64, None),  # 3 words a unit
     ((5, 40, 11), (1, 0, 2), np.int32, None),  # 11 words, more units along axis 1 than a small block holds
@@ -446,7 +472,12 @@ def test_general_tile_hints_are_kept(case):
                 continue
             v = dict(zip(permute_tiles.arg_names[2:], launch.ints))
             c = launch.constexprs
-            assert v["size_a"] % c["ALIGN_SA"] == 0
+            assert v["size_a"] % c["ALIGN_SA"] == 0 and v["size_b"] % c["ALIGN_SB"] == 0
+            if c["ARITH_IN"]:  # loads widened: 2-byte words along a contiguous B, vectors of LOAD_WORDS at most
+                widest = permute.LOAD_WORDS[launch.word]
+                assert c["CONTIG_IB"] > 1 and max(c["ALIGN_IA"], c["ALIGN_IB"], c["ALIGN_SB"]) <= widest
+            else:
+                assert c["ALIGN_SB"] == 1
             rest_in = [v[f"ir{k}"] for k in range(c["NR"])]
             rest_out = [v[f"or{k}"] for k in range(c["NR"])]
             assert all(s % c["ALIGN_OA"] == 0 for s in (c["BLOCK_A"], *rest_out))

@@ -10,9 +10,10 @@ laid end to end in that array: NA_IN, NB_IN); the hints (CONTIG_*, ALIGN_*) tell
 contiguous runs of each vector are and what divides their first offsets, so that accesses widen where they allow.
 The stores' hints are written into the arithmetic (x // ALIGN * ALIGN, side A's bound as a multiple): hints set
 as attributes (tl.multiple_of, tl.max_contiguous) do not survive the compiler's rewriting of these sums. The loads'
-stay attributes, so loads widen only where Triton's own specialisation (strides that are multiples of 16) does:
-written into the arithmetic too, wider loads ran 0.95-0.97x for 8-byte words and down to 0.69x for some 2-byte
-permutations (docs/permute.md).
+are written in the same way where ARITH_IN (the planner's LOAD_WORDS: 2-byte words, side B contiguous, ALIGN_I*
+capped at the vector wanted); elsewhere they stay attributes, and loads widen only where Triton's own
+specialisation (strides that are multiples of 16) does: wider loads ran 0.95-0.97x for 8-byte words
+(docs/permute.md).
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
@@ -105,20 +106,37 @@ def permute_tiles(x_ptr, out_ptr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
                   ALIGN_OA: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
-                  ALIGN_SA: tl.constexpr = 1):
+                  ALIGN_SA: tl.constexpr, ALIGN_SB: tl.constexpr, ARITH_IN: tl.constexpr):
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
-    in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
-    in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
+    if ARITH_IN:
+        in_a = _side_offsets(a, _aligned(in_base, ALIGN_IA), ea0, ea1, ia0, ia1, ia2, NA_IN, CONTIG_IA, ALIGN_IA)
+        in_b = _side_offsets(b, 0, eb0, eb1, ib0, ib1, ib2, NB_IN, CONTIG_IB, ALIGN_IB)
+    else:
+        in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
+        in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
     out_a = _aligned(out_base, ALIGN_OA) + a
     out_b = _offsets(b, eb0, eb1, _aligned(ob0, ALIGN_OB), _aligned(ob1, ALIGN_OB), _aligned(ob2, ALIGN_OB), NB)
-    # side A's bound written as a multiple of what divides it (ALIGN_SA), so that the store mask stays constant over
-    # a vector: told only the strides' alignment, the compiler splits masked vectors into single elements
-    mask = (b < size_b)[:, None] & (a < _aligned(size_a, ALIGN_SA))[None, :]
+    # each side's bound written as a multiple of what divides it (ALIGN_SA; ALIGN_SB, 1 unless ARITH_IN), so that the
+    # mask stays constant over a vector: told only the strides' alignment, the compiler splits masked vectors into
+    # single elements
+    mask = (b < _aligned(size_b, ALIGN_SB))[:, None] & (a < _aligned(size_a, ALIGN_SA))[None, :]
     tile = tl.load(x_ptr + in_b[:, None] + in_a[None, :], mask=mask)
     tl.store(out_ptr + out_b[:, None] + out_a[None, :], tile, mask=mask)
+
+
+@triton.jit
+def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
+    """base + _offsets(idx, ...) with what the planner knows written into the arithmetic: the innermost extent a
+    multiple of CONTIG (runs of CONTIG neighbours where the first stride is 1), every stride that is not that unit
+    one, and base, multiples of ALIGN."""
+    if N > 1 and CONTIG > 1:
+        e0 = _aligned(e0, CONTIG)
+    if CONTIG == 1:
+        s0 = _aligned(s0, ALIGN)
+    return base + _offsets(idx, e0, e1, s0, _aligned(s1, ALIGN), _aligned(s2, ALIGN), N)
 
 
 @triton.jit
