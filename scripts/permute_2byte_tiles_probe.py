@@ -1,10 +1,11 @@
-"""Probe: the general tiles of 2-byte words (permute_tiles), with other base tiles than the planner's 256x32 and with
-the loads' offsets written into the arithmetic (ARITH_IN, so that the compiler widens them) or left as attributes,
-on the 2-byte general-tile permutations of random permute suites; each variant goes through the planner's own
-narrowing to short sides. Every variant bit-exact first, then timed in interleaved rounds (L2 flushed) with torch and
-a copy of the same bytes. Each row records the plan's constexprs, so that a rule can be read off them.
+"""Probe: the general tiles of 2-byte (or 1-byte) words (permute_tiles), with other base tiles than the planner's and
+with the loads' offsets written into the arithmetic (ARITH_IN, so that the compiler widens them) or left as
+attributes, on the general-tile permutations of that word size of random permute suites (and the named ones); each
+variant goes through the planner's own narrowing to short sides. Every variant bit-exact first, then timed in
+interleaved rounds (L2 flushed) with torch and a copy of the same bytes. Each row records the plan's constexprs, so
+that a rule can be read off them.
 
-    python scripts/permute_2byte_tiles_probe.py --seeds 2001-2010 --out OUT.json [--budget 540]
+    python scripts/permute_2byte_tiles_probe.py [--word 1] [--named] --seeds 2001-2010 --out OUT.json [--budget 540]
     python scripts/permute_2byte_tiles_probe.py --loads [--word 1] --seeds 4001-4030 --out OUT.json
 """
 
@@ -20,7 +21,7 @@ import torch
 
 from cornerturn import engine
 from cornerturn.arrays import view_of
-from cornerturn.bench.suites import random_permutations
+from cornerturn.bench.suites import SUITES, random_permutations
 from cornerturn.engine import permute
 from cornerturn.engine.launch import Launch
 from cornerturn.engine.permute_kernel import permute_tiles
@@ -30,8 +31,11 @@ from cornerturn.problem import canonical_permutation
 from cornerturn.tiling import split
 
 TORCH = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
-BASES = {"256x32": (256, 32, 4), "128x64": (128, 64, 4), "64x128": (64, 128, 4), "64x64": (64, 64, 4),
-         "128x128w8": (128, 128, 8)}
+BASES = {2: {"256x32": (256, 32, 4), "128x64": (128, 64, 4), "64x128": (64, 128, 4), "64x64": (64, 64, 4),
+             "128x128w8": (128, 128, 8)},
+         1: {"64x128w8": (64, 128, 8), "128x128w8": (128, 128, 8), "64x256w8": (64, 256, 8),
+             "128x64w4": (128, 64, 4), "64x128w4": (64, 128, 4), "32x256w8": (32, 256, 8),
+             "128x256w8": (128, 256, 8)}}
 
 
 def seeds_of(text: str) -> list[int]:
@@ -70,20 +74,25 @@ def load_variants(perm, word: int) -> dict:
             **{f"in{cap}": with_loads(plain, True, cap) for cap in (2, 4, 8, 16) if cap * word <= 16}}
 
 
-def variants(perm) -> dict:
-    sides = split(perm, 2, max(16, permute.SIDE_BYTES // 2))
-    saved = permute.TILES[2]
+def variants(perm, word: int) -> dict:
+    """Each base tile of the word size, narrowed as the planner narrows; for 2-byte words with the loads as
+    attributes and widened (the planner's rule aside)."""
+    sides = split(perm, word, max(16, permute.SIDE_BYTES // word))
+    saved = permute.TILES[word]
     plans = {}
     try:
-        for name, base in BASES.items():
-            permute.TILES[2] = base
-            plain = permute.build(perm, 2, permute.heuristic(sides), "probe")
+        for name, base in BASES[word].items():
+            permute.TILES[word] = base
+            plain = permute.build(perm, word, permute.heuristic(sides), "probe")
             if any(p.config == plain.config for p in plans.values()):
                 continue  # narrowed to the same tile as a base before it
-            plans[name] = with_loads(plain, False)
-            plans[name + "+in"] = with_loads(plain, True)
+            if word == 2:
+                plans[name] = with_loads(plain, False)
+                plans[name + "+in"] = with_loads(plain, True)
+            else:
+                plans[name] = plain
     finally:
-        permute.TILES[2] = saved
+        permute.TILES[word] = saved
     return plans
 
 
@@ -93,14 +102,17 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=32)
     ap.add_argument("--budget", type=float, default=540.0, help="stop starting cases after this many seconds")
     ap.add_argument("--loads", action="store_true", help="the planner's tile only, its loads' widths compared")
-    ap.add_argument("--word", type=int, default=2, help="the word size of the general tiles probed (with --loads)")
+    ap.add_argument("--word", type=int, default=2, help="the word size of the general tiles probed")
+    ap.add_argument("--named", action="store_true", help="the permute suite's named cases first")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    if not a.loads and a.word != 2:
-        ap.error("the base tiles are probed for 2-byte words only")
+    if a.word not in BASES:
+        ap.error(f"--word: one of {sorted(BASES)}")
     rows, t0 = [], time.time()
-    for seed in seeds_of(a.seeds):
-        for case in random_permutations(seed, a.cases, "cuda"):
+    draws = [(0, SUITES["permute"])] if a.named else []
+    draws += [(seed, random_permutations(seed, a.cases, "cuda")) for seed in seeds_of(a.seeds)]
+    for seed, cases in draws:
+        for case in cases:
             if time.time() - t0 > a.budget:
                 break
             size = case.itemsize
@@ -114,8 +126,8 @@ def main() -> None:
             chosen = engine.choose(perm, "cuda:0")
             if chosen.word != a.word or not all(launch.kernel is permute_tiles for _, _, launch in chosen.pieces):
                 continue
-            plans = load_variants(perm, a.word) if a.loads else variants(perm)
-            base = "old" if a.loads else "256x32"
+            plans = load_variants(perm, a.word) if a.loads else variants(perm, a.word)
+            base = "old" if a.loads else next(iter(BASES[a.word]))
             n = math.prod(case.shape)
             x = torch.randint(0, 256, (n * size,), dtype=torch.uint8, device="cuda").view(TORCH[size])
             x = x.view(case.shape)
@@ -133,13 +145,15 @@ def main() -> None:
                    **{name: (lambda p=p, s=xv, t=ov: engine.run(p, s, t)) for name, p in plans.items()}}
             med = {k: t.median for k, t in time_cuda_rounds(fns, repeats=7).items()}
             pct = {k: round(100 * med["copy"] / v, 1) for k, v in med.items() if k != "copy"}
-            for name, tile in BASES.items():  # a base narrowed to the same tile as another reads that one's time
+            for name, tile in BASES[a.word].items():  # a base narrowed to another's tile reads that one's time
                 if name not in plans and not a.loads:
-                    permute.TILES[2], saved = tile, permute.TILES[2]
-                    same = permute.heuristic(split(perm, 2, max(16, permute.SIDE_BYTES // 2)))
-                    permute.TILES[2] = saved
+                    permute.TILES[a.word], saved = tile, permute.TILES[a.word]
+                    same = permute.heuristic(split(perm, a.word, max(16, permute.SIDE_BYTES // a.word)))
+                    permute.TILES[a.word] = saved
                     twin = next(k for k, p in plans.items() if p.config == same and not k.endswith("+in"))
-                    pct[name], pct[name + "+in"] = pct[twin], pct[twin + "+in"]
+                    pct[name] = pct[twin]
+                    if a.word == 2:
+                        pct[name + "+in"] = pct[twin + "+in"]
             launch = plans[base].pieces[0][2]
             assert chosen.config == plans[base].config, (chosen.config, plans[base].config)
             row = {"seed": seed, "case": case.name, "plan": chosen.name, "reason": chosen.reason,

@@ -342,3 +342,23 @@ def test_permute_dims_on_the_gpu(shape, axes, gen):
     (cornerturn.permute_dims(x, axes) * weights).sum().backward()
     inverse = [axes.index(k) for k in range(len(axes))]
     assert torch.equal(x.grad, weights.permute(inverse))
+
+
+def test_permutation_autotune_on_the_gpu(gen, tmp_path, monkeypatch):
+    """autotune measures a permutation's candidates (the planner's plan, plain and packed tiles), keeps the fastest in
+    the cache, and the plan it makes then moves every element."""
+    from cornerturn.engine import permute, tune
+
+    monkeypatch.setenv("CORNERTURN_CACHE_DIR", str(tmp_path))
+    shape, axes = (30, 40, 51, 10, 7, 5), (3, 0, 2, 1, 5, 4)  # 7 x 5 bytes turned in each block: packing changes A
+    planned = cornerturn.plan(shape, torch.uint8, device=DEV, axes=axes, autotune=True)
+    entries = tune.load(tune.cache_file(torch.cuda.get_device_name(0)))
+    (entry,) = entries.values()
+    measured = [t for t in entry["timings"] if t["median_s"] is not None]
+    assert len(measured) == len(permute.candidates(planned.problem)) >= 4
+    assert any(t["config"].get("packed") for t in measured) and entry["best"] in [t["config"] for t in measured]
+    assert planned.reason.startswith("autotuned")
+    x = rand_bits(shape, torch.uint8, gen)
+    out = torch.empty([shape[a] for a in axes], dtype=torch.uint8, device=DEV)
+    planned.execute(x, out)
+    assert torch.equal(out, x.permute(axes).contiguous())

@@ -195,6 +195,89 @@ def test_general_tiles_widen_two_byte_loads(shape, axes, steps, widened, rng):
     assert_bits_equal(run_engine(x, axes), reference(x, axes))
 
 
+PACKED_CASES = [  # (shape, axes, dtype, steps): side A short and the input's fastest axis short too
+    ((3, 4, 5, 2, 7, 5), (3, 0, 2, 1, 5, 4), np.uint8, None),  # 7 x 5 bytes turned in each block, blocks permuted
+    ((4, 7, 5, 8), (2, 1, 3, 0), np.float32, None),  # A of 4 words, then the input's 8 and one more axis
+    ((7, 2, 6, 8), (0, 3, 2, 1), np.int16, (1, -1, 1, 1)),  # a reversed axis; A ends with the input's fastest
+    ((3, 4, 2, 4, 5), (3, 1, 0, 4, 2), np.float64, (2, 1, 1, 1, 1)),  # a strided outer axis
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps", PACKED_CASES, ids=str)
+def test_packed_general_tiles(shape, axes, dtype, steps, rng):
+    """Packed tiles (side A past the input's fastest axis) bit-exact, and their side A longer than the plain one;
+    each is among the candidates autotune measures, after the planner's own plan."""
+    from cornerturn.engine import permute
+    from cornerturn.tiling import split
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    word = permute.widest_word(perm)
+    target = max(16, permute.SIDE_BYTES // word)
+    plain, packed = split(perm, word, target), split(perm, word, target, permute.PACK_BYTES)
+    assert len(packed.a) > len(plain.a) and packed.size_a > plain.size_a
+    config = permute.heuristic(packed)
+    config = permute.PermuteConfig(config.block_a, config.block_b, config.num_warps, packed=True)
+    assert permute.build(perm, word, config).pieces[0][2].ints[-4] == packed.size_a
+    assert_bits_equal(run_engine(x, axes, config), reference(x, axes))
+    found = permute.candidates(perm)
+    assert found[0] == (permute.natural_word(perm), permute.build(perm, permute.natural_word(perm)).config)
+    assert len(set(found)) == len(found) and (word, config) in found
+    assert {c.num_warps for _, c in found if isinstance(c, permute.PermuteConfig) and c.packed} == {4, 8}
+
+
+def test_candidates_leave_out_packing_that_changes_nothing():
+    from cornerturn.engine import permute
+
+    perm = canonical_permutation((40, 50, 60), (12000, 240, 4), 4, (2, 1, 0))  # sides of 40+ words: nothing packed
+    found = permute.candidates(perm)
+    assert all(isinstance(c, permute.PermuteConfig) and not c.packed for _, c in found)
+    assert len(found) == len(set(found)) == 2 and {c.num_warps for _, c in found} == {4, 8}
+    with pytest.raises(ValueError, match="PermuteConfig.packed"):
+        permute.PermuteConfig(16, 16, 4, packed=1)
+
+
+def test_permutation_autotune_keeps_the_fastest_in_the_cache(tmp_path, monkeypatch):
+    """tuned_permutation measures permute.candidates (timings faked here: no GPU), writes the fastest with its word
+    to the cache, and engine.choose plans from it afterwards; a broken entry is ignored with a warning."""
+    import json
+
+    import cornerturn.engine as engine
+    from cornerturn.engine import permute, tune
+
+    monkeypatch.setenv("CORNERTURN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tune, "_device_name", lambda device: "Test GPU")
+    monkeypatch.setattr(engine, "_require", lambda: None)
+    perm = canonical_permutation((3, 4, 5, 2, 7, 5), (1400, 350, 70, 35, 5, 1), 1, (3, 0, 2, 1, 5, 4))
+    found = permute.candidates(perm)
+    fastest = len(found) - 1  # the last candidate: packed, 8 warps
+
+    def fake(problem, device, word, *, budget_s):
+        return [{"config": config, "median_s": 1.0 if i != fastest else 0.5}
+                for i, (config, _) in enumerate(tune._plans(problem, word))]
+
+    monkeypatch.setattr(tune, "measure_candidates", fake)
+    engine.choose.cache_clear()
+    try:
+        assert engine.choose(perm, "cuda:0").config == found[0][1]  # nothing cached: the planner's plan
+        word, config, reason = tune.tuned_permutation(perm, "cuda:0", measure=True)
+        assert (word, config) == found[fastest] and config.packed and reason.startswith("autotuned now")
+        engine.choose.cache_clear()
+        plan = engine.choose(perm, "cuda:0")
+        assert (plan.word, plan.config) == found[fastest] and plan.reason.startswith("autotuned on")
+        assert engine.choose(perm, "cuda:0", 1).config == found[0][1]  # a word fixed by addresses: the planner's
+        path = tune.cache_file("Test GPU")
+        data = json.loads(path.read_text())
+        for entry in data["entries"].values():
+            entry["best"]["kind"] = "no such kind"
+        path.write_text(json.dumps(data))
+        engine.choose.cache_clear()
+        with pytest.warns(RuntimeWarning, match="broken tuning entry"):
+            assert engine.choose(perm, "cuda:0").config == found[0][1]
+    finally:
+        engine.choose.cache_clear()
+
+
 RUNS_CASES = [  # (shape, axes, dtype, steps): a unit contiguous on both sides moved whole by permute_runs
     ((7, 9, 3), (1, 0, 2), np.float64, None),  # 3 words a unit
     ((5, 40, 11), (1, 0, 2), np.int32, None),  # 11 words, more units along axis 1 than a small block holds

@@ -97,16 +97,19 @@ def word_axes(perm: Permutation, word: int) -> list[Axis]:
     return axes
 
 
-def split(perm: Permutation, word: int, target: int) -> Sides:
+def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0) -> Sides:
     """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
-    next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides."""
+    next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides.
+    With `pack_bytes`, A goes on past the input's fastest axis where both A so far and that axis hold fewer bytes
+    (packed: the output's runs are then A and the input's together, not A alone)."""
     axes = word_axes(perm, word)
     left = list(range(len(axes)))
     a: list[int] = []
     while left and len(a) < MAX_SIDE_AXES and math.prod(axes[i].extent for i in a) < target:
         candidate = left[-1]
         fastest = min(left, key=lambda i: (abs(axes[i].in_stride), -i))
-        if a and (candidate == fastest or len(left) == 1):  # B keeps at least one axis
+        short = max(math.prod(axes[i].extent for i in a), axes[candidate].extent) * word < pack_bytes
+        if a and ((candidate == fastest and not short) or len(left) == 1):  # B keeps at least one axis
             break
         a.append(left.pop())
     b: list[int] = []

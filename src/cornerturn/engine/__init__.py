@@ -39,7 +39,12 @@ def choose(problem: Problem | Permutation, device: str, word: int | None = None,
     _require()
     if isinstance(problem, Permutation):
         from . import permute
+        from .tune import tuned_permutation
 
+        if word is None:  # a word fixed by unaligned addresses keeps the planner's plan
+            tuned_word, config, reason = tuned_permutation(problem, device, measure=autotune)
+            if config is not None:
+                return permute.build(problem, tuned_word, config, reason)
         return permute.build(problem, word or permute.natural_word(problem))
     from .configs import natural_word
     from .plan import build

@@ -18,11 +18,13 @@ import warnings
 from pathlib import Path
 
 from ..arrays import byte_range
-from ..problem import Problem
+from ..problem import Permutation, Problem
 from .configs import CopyConfig, InterleaveConfig, NarrowConfig, PairsConfig, TileConfig, WordsConfig, candidates
+from .permute import PermuteConfig, PermuteWordsConfig, RunsConfig, ShiftedRunsConfig
 
 _KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig,
-          "interleave": InterleaveConfig}
+          "interleave": InterleaveConfig, "permute": PermuteConfig, "runs": RunsConfig,
+          "shifted-runs": ShiftedRunsConfig, "permute-words": PermuteWordsConfig}
 
 SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
@@ -104,6 +106,24 @@ def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = Fa
     """(config, reason) from the cache; measured now when `measure`; (None, None) when neither."""
     if problem.kind == "empty":
         return None, None
+    best, reason = _cached_or_measured(problem, device, word, measure, budget_s)
+    return (None, None) if best is None else (config_from_dict(best), reason)
+
+
+def tuned_permutation(perm: Permutation, device: str, *, measure: bool = False, budget_s: float | None = None):
+    """(word, config, reason) of a permutation from the cache, measured now when `measure` (the planner's plan and
+    the element tiles, plain and packed, permute.candidates); (None, None, None) when neither."""
+    best, reason = _cached_or_measured(perm, device, 0, measure, budget_s)
+    if best is None:
+        return None, None, None
+    fields = dict(best)
+    word = fields.pop("word")
+    return word, config_from_dict(fields), reason
+
+
+def _cached_or_measured(problem: Problem | Permutation, device: str, word: int, measure: bool,
+                        budget_s: float | None) -> tuple[dict | None, str | None]:
+    """The best candidate's config dict from the cache, or measured now and written there when `measure`."""
     name = _device_name(device)
     path = cache_file(name)
     entries = load(path)
@@ -111,10 +131,11 @@ def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = Fa
     hit = entries.get(key)
     if hit is not None and not measure:
         try:
-            return config_from_dict(hit["best"]), f"autotuned on {hit['date']} ({len(hit['timings'])} candidates)"
-        except (KeyError, TypeError, ValueError) as exc:
+            config_from_dict({k: v for k, v in hit["best"].items() if k != "word"})
+            return hit["best"], f"autotuned on {hit['date']} ({len(hit['timings'])} candidates)"
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             warnings.warn(f"cornerturn: ignoring a broken tuning entry in {path}: {exc}", RuntimeWarning,
-                          stacklevel=2)
+                          stacklevel=3)
     if not measure:
         return None, None
     timings = measure_candidates(problem, device, word, budget_s=budget_s or DEFAULT_BUDGET_S)
@@ -128,15 +149,27 @@ def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = Fa
     try:
         save(path, entries)
     except OSError as exc:
-        warnings.warn(f"cornerturn: could not write the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=2)
-    return config_from_dict(best["config"]), f"autotuned now ({len(ok)} candidates measured)"
+        warnings.warn(f"cornerturn: could not write the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=3)
+    return best["config"], f"autotuned now ({len(ok)} candidates measured)"
 
 
-def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: float) -> list[dict]:
+def _plans(problem: Problem | Permutation, word: int) -> list[tuple[dict, object]]:
+    """(config dict, its plan builder) of each candidate: a transpose's in `word`, a permutation's in the word each
+    candidate moves (recorded in the dict)."""
+    if isinstance(problem, Permutation):
+        from . import permute
+
+        return [({**config_to_dict(c), "word": w}, lambda w=w, c=c: permute.build(problem, w, c))
+                for w, c in permute.candidates(problem)]
+    from .plan import build
+
+    return [(config_to_dict(c), lambda c=c: build(problem, word, c)) for c in candidates(problem, word)]
+
+
+def measure_candidates(problem: Problem | Permutation, device: str, word: int, *, budget_s: float) -> list[dict]:
     """Time each candidate on random data (checked against the first candidate's output) until the budget."""
     import torch
 
-    from .plan import build
     from .timing import time_cuda
 
     index = int(device.split(":")[1])
@@ -150,11 +183,15 @@ def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: fl
         reference = None
         timings = []
         deadline = time.perf_counter() + budget_s
-        for config in candidates(problem, word):
+        for config, make in _plans(problem, word):
             if time.perf_counter() > deadline:
-                timings.append({"config": config_to_dict(config), "median_s": None, "note": "over budget"})
+                timings.append({"config": config, "median_s": None, "note": "over budget"})
                 continue
-            plan = build(problem, word, config)
+            try:
+                plan = make()
+            except ValueError as exc:  # a candidate this permutation cannot take
+                timings.append({"config": config, "median_s": None, "note": str(exc)[:200]})
+                continue
 
             def call(plan=plan):
                 for xo, oo, launch in plan.pieces:
@@ -165,21 +202,22 @@ def measure_candidates(problem: Problem, device: str, word: int, *, budget_s: fl
                 call()
                 torch.cuda.synchronize(index)
             except Exception as exc:  # a configuration the compiler or the device refuses
-                timings.append({"config": config_to_dict(config), "median_s": None, "note": str(exc)[:200]})
+                timings.append({"config": config, "median_s": None, "note": str(exc)[:200]})
                 continue
             if reference is None:
                 reference = out.clone()
             elif not torch.equal(out, reference):
-                timings.append({"config": config_to_dict(config), "median_s": None, "note": "wrong result"})
+                timings.append({"config": config, "median_s": None, "note": "wrong result"})
                 continue
             t = time_cuda(call, device=index, warmup=1, repeats=5)
-            timings.append({"config": config_to_dict(config), "median_s": t.median, "min_s": t.min,
-                            "max_s": t.max})
+            timings.append({"config": config, "median_s": t.median, "min_s": t.min, "max_s": t.max})
         del base, out, reference
     return timings
 
 
-def _extent(problem: Problem) -> tuple[int, int]:
+def _extent(problem: Problem | Permutation) -> tuple[int, int]:
     """Byte offsets [lo, hi) of the input's elements relative to its first element."""
+    if isinstance(problem, Permutation):
+        return byte_range(problem.extents, problem.in_strides, problem.itemsize)
     return byte_range((*problem.batch, problem.rows, problem.cols),
                       (*problem.batch_strides, problem.row_stride, problem.col_stride), problem.itemsize)
