@@ -463,8 +463,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     tune.DEFAULT_BUDGET_S = args.budget
     console.print(f"tuning cache: {tune.cache_dir() or 'off (CORNERTURN_CACHE_DIR=off): nothing is kept'}")
     for case in suite(args.suite):
-        before = cornerturn.plan(case.shape, case.dtype, device="cuda")
-        after = cornerturn.plan(case.shape, case.dtype, device="cuda", autotune=True)
+        before = cornerturn.plan(case.shape, case.dtype, device="cuda", axes=case.axes)
+        after = cornerturn.plan(case.shape, case.dtype, device="cuda", axes=case.axes, autotune=True)
         console.print(f"{case.name}: heuristic {before.method} -> {after.method} ({after.reason})", highlight=False)
     return 0
 
@@ -567,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tune", help="autotune the GPU engine on a suite's cases (kept in the tuning cache), or "
                                     "measure the CPU's tiles on this host (--device cpu)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda", help="the engine to tune (default: cuda)")
-    p.add_argument("--suite", default="cuda", help="cases to tune (default: cuda)")
+    p.add_argument("--suite", default="cuda", help="cases to tune (default: cuda; permute: permute_dims' cases)")
     p.add_argument("--budget", type=float, default=30.0, help="seconds of measuring per case")
     p.set_defaults(func=cmd_tune)
 
