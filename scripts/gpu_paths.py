@@ -177,10 +177,11 @@ rectangular.BLOCK_OPTIONS = rectangular.BlockOptions()
 bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), (2011, 1001)], "odd squares in forms")
 rectangular.SMALL_BYTES = 16 << 20
 
-# general permutations: tiles, bytes in words (permute_words: output in words and element by element, rows at words
-# and funnel-shifted, B cut or in segments), units contiguous on both sides moved whole (permute_runs) with the
-# planner's block, with blocks of one or a few units or of pieces of one, and with 64-bit offsets, and units in
-# shifted words (permute_runs_words); strided, reversed, and one element past a whole word
+# general permutations: tiles (2-byte loads widened; every candidate autotune measures, packed ones too), bytes in
+# words (permute_words: output in words and element by element, rows at words and funnel-shifted, B cut or in
+# segments), units contiguous on both sides moved whole (permute_runs) with the planner's block, with blocks of one
+# or a few units or of pieces of one, and with 64-bit offsets, and units in shifted words (permute_runs_words);
+# strided, reversed, and one element past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
 from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
 
@@ -210,7 +211,11 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), torch.int8),
                            ((124, 3, 33), (1, 0, 2), torch.int8), ((5, 40, 7), (1, 0, 2), torch.int8),
                            ((9, 33, 65), (1, 0, 2), torch.int32), ((6, 5, 7, 40), (2, 0, 1, 3), torch.float16),
-                           ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128)):
+                           ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128),
+                           ((6, 9, 8, 16), (1, 3, 0, 2), torch.int16),
+                           ((11, 4, 5, 10, 2), (1, 3, 2, 4, 0), torch.float16),
+                           ((3, 4, 5, 2, 7, 5), (3, 0, 2, 1, 5, 4), torch.uint8),  # packing changes side A
+                           ((4, 7, 5, 8), (2, 1, 3, 0), torch.float32), ((7, 2, 6, 8), (0, 3, 2, 1), torch.int16)):
     size = torch.empty((), dtype=dtype).element_size()
     n = torch.Size(shape).numel() * size
     flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")
@@ -252,6 +257,12 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
             if wrong_plan(perm, word, config, wide, full, want):
                 bad += 1
                 print("WRONG runs", shape, axes, dtype, config, wide)
+    want = bits(full.permute(axes))
+    for cand_word, config in engine_permute.candidates(perm):  # what autotune measures: packed tiles, 4 and 8 warps
+        for wide in (False, True):
+            if wrong_plan(perm, cand_word, config, wide, full, want):
+                bad += 1
+                print("WRONG candidate", shape, axes, dtype, cand_word, config, wide)
 torch.cuda.synchronize()
 print("paths checked, wrong:", bad)
 sys.exit(1 if bad else 0)
