@@ -267,13 +267,16 @@ def test_permutation_autotune_keeps_the_fastest_in_the_cache(tmp_path, monkeypat
         assert (plan.word, plan.config) == found[fastest] and plan.reason.startswith("autotuned on")
         assert engine.choose(perm, "cuda:0", 1).config == found[0][1]  # a word fixed by addresses: the planner's
         path = tune.cache_file("Test GPU")
-        data = json.loads(path.read_text())
-        for entry in data["entries"].values():
-            entry["best"]["kind"] = "no such kind"
-        path.write_text(json.dumps(data))
-        engine.choose.cache_clear()
-        with pytest.warns(RuntimeWarning, match="broken tuning entry"):
-            assert engine.choose(perm, "cuda:0").config == found[0][1]
+        good = json.loads(path.read_text())
+        for breaks in ({"kind": "no such kind"}, {"word": None}):  # an unknown kind; a permutation's word missing
+            data = json.loads(json.dumps(good))
+            for entry in data["entries"].values():
+                entry["best"].update(breaks)
+                entry["best"] = {k: v for k, v in entry["best"].items() if v is not None}
+            path.write_text(json.dumps(data))
+            engine.choose.cache_clear()
+            with pytest.warns(RuntimeWarning, match="broken tuning entry"):
+                assert engine.choose(perm, "cuda:0").config == found[0][1]
     finally:
         engine.choose.cache_clear()
 

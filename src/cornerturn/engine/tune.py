@@ -106,24 +106,28 @@ def tuned_config(problem: Problem, device: str, word: int, *, measure: bool = Fa
     """(config, reason) from the cache; measured now when `measure`; (None, None) when neither."""
     if problem.kind == "empty":
         return None, None
-    best, reason = _cached_or_measured(problem, device, word, measure, budget_s)
-    return (None, None) if best is None else (config_from_dict(best), reason)
+    _, config, reason = _cached_or_measured(problem, device, word, measure, budget_s)
+    return config, reason
 
 
 def tuned_permutation(perm: Permutation, device: str, *, measure: bool = False, budget_s: float | None = None):
     """(word, config, reason) of a permutation from the cache, measured now when `measure` (the planner's plan and
     the element tiles, plain and packed, permute.candidates); (None, None, None) when neither."""
-    best, reason = _cached_or_measured(perm, device, 0, measure, budget_s)
-    if best is None:
-        return None, None, None
+    return _cached_or_measured(perm, device, 0, measure, budget_s)
+
+
+def _parsed(best: dict, problem: Problem | Permutation) -> tuple[int | None, object]:
+    """(word, config) of a candidate's dict: a permutation's records the word it moves (KeyError where it does not),
+    a transpose's has none."""
     fields = dict(best)
-    word = fields.pop("word")
-    return word, config_from_dict(fields), reason
+    word = fields.pop("word") if isinstance(problem, Permutation) else None
+    return word, config_from_dict(fields)
 
 
 def _cached_or_measured(problem: Problem | Permutation, device: str, word: int, measure: bool,
-                        budget_s: float | None) -> tuple[dict | None, str | None]:
-    """The best candidate's config dict from the cache, or measured now and written there when `measure`."""
+                        budget_s: float | None) -> tuple[int | None, object | None, str | None]:
+    """(word, config, reason) of the best candidate from the cache, or measured now and written there when
+    `measure`; (None, None, None) when neither."""
     name = _device_name(device)
     path = cache_file(name)
     entries = load(path)
@@ -131,17 +135,16 @@ def _cached_or_measured(problem: Problem | Permutation, device: str, word: int, 
     hit = entries.get(key)
     if hit is not None and not measure:
         try:
-            config_from_dict({k: v for k, v in hit["best"].items() if k != "word"})
-            return hit["best"], f"autotuned on {hit['date']} ({len(hit['timings'])} candidates)"
+            return *_parsed(hit["best"], problem), f"autotuned on {hit['date']} ({len(hit['timings'])} candidates)"
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             warnings.warn(f"cornerturn: ignoring a broken tuning entry in {path}: {exc}", RuntimeWarning,
                           stacklevel=3)
     if not measure:
-        return None, None
+        return None, None, None
     timings = measure_candidates(problem, device, word, budget_s=budget_s or DEFAULT_BUDGET_S)
     ok = [t for t in timings if t["median_s"] is not None]
     if not ok:
-        return None, None
+        return None, None, None
     best = min(ok, key=lambda t: t["median_s"])
     entries = load(path)  # re-read: another process may have added entries
     entries[key] = {"best": best["config"], "timings": timings,
@@ -150,7 +153,7 @@ def _cached_or_measured(problem: Problem | Permutation, device: str, word: int, 
         save(path, entries)
     except OSError as exc:
         warnings.warn(f"cornerturn: could not write the tuning cache {path}: {exc}", RuntimeWarning, stacklevel=3)
-    return best["config"], f"autotuned now ({len(ok)} candidates measured)"
+    return *_parsed(best["config"], problem), f"autotuned now ({len(ok)} candidates measured)"
 
 
 def _plans(problem: Problem | Permutation, word: int) -> list[tuple[dict, object]]:
