@@ -6,7 +6,7 @@ import functools
 import math
 
 from ..arrays import ArrayView
-from .launch import Launch
+from .launch import Launch, inline_asm
 
 # (block, warps) per element size, the best of a sweep on an H200 (docs/inplace.md)
 SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
@@ -83,8 +83,6 @@ def side_alignment(n: int) -> int:
 
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,
                    across: int) -> Launch:
-    import os
-
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -96,7 +94,7 @@ def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | No
     return Launch(kernels.transpose_square_funnel, batch * (tiles * (tiles + 1) // 2),
                   (n, n * row_stride, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "ITEM": itemsize, "WORD": word, "WIDE": wide,
-                   "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1", "GRID": bool(across)}, num_warps, word)
+                   "ASM": inline_asm(), "GRID": bool(across)}, num_warps, word)
 
 
 def square_word(itemsize: int, ptr: int) -> int:

@@ -9,9 +9,16 @@ tensors through Triton's interpreter instead.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 _WORD_TORCH_DTYPES = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def inline_asm() -> bool:
+    """Whether kernels may take their inline PTX paths (funnel shifts, byte permutes; the ASM constexpr): not under
+    Triton's interpreter, which runs no PTX."""
+    return os.environ.get("TRITON_INTERPRET", "0") != "1"
 
 
 class _Pointer:

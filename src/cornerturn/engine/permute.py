@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from dataclasses import dataclass
 
 from ..problem import Permutation
 from ..tiling import Axis, Sides, chained, element_bytes, segment_axes, segment_extent, split, widest_word, word_axes
 from . import plan as engine_plan
 from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
-from .launch import Launch
+from .launch import Launch, inline_asm
 from .plan import EnginePlan, alignment
 
 REST_IN_LAUNCH = 4  # rest axes a launch decomposes from its program id; outer ones are separate launches
@@ -383,7 +382,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
             *_pad([x.out_stride for x in rest], 4), sides.size_a, sides.size_b, tiles_a, tiles_b, nbytes)
     constexprs = {"NA_IN": na_in, "NB": len(b), "NS": len(segments), "NR": len(rest), "BLOCK_A": config.block_a,
                   "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT": out, "WIDE": wide,
-                  "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
+                  "ASM": inline_asm(),
                   # shifted runs take each group's successor gathered from the tile, not read again: 1.08x on 30
                   # random cases (0.93x-1.55x; H200, 2026-11-26, docs/permute.md)
                   "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2}
@@ -415,7 +414,7 @@ def _build_shifted_runs(perm: Permutation, config: ShiftedRunsConfig | None, rea
     ints = (units, one.extent, one.in_stride, *_pad([x.extent for x in rest[:-1]], 3),
             *_pad([x.in_stride for x in rest], 4), nbytes)
     constexprs = {"NR": len(rest), "UNIT": unit, "RUNS": runs, "RUNS_P2": _pow2_at_least(runs),
-                  "BLOCK_W": config.block, "WIDE": wide, "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+                  "BLOCK_W": config.block, "WIDE": wide, "ASM": inline_asm()}
     plan = EnginePlan(perm, config, 4, reason)
     plan.pieces.append((0, 0, Launch(permute_runs_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
 from ..problem import Problem
@@ -21,7 +20,7 @@ from .configs import (
     narrow_ok,
     narrow_tile,
 )
-from .launch import Launch
+from .launch import Launch, inline_asm
 
 Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig
 
@@ -89,7 +88,7 @@ def _whole_word_rows(problem: Problem, word: int, out_row_stride: int, offsets: 
     span = problem.rows * problem.cols * problem.itemsize
     return span, _input_bytes(problem, inner, inner_stride), {
         "E": problem.itemsize, "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4,
-        "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1"}
+        "ASM": inline_asm()}
 
 
 def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int,
@@ -142,7 +141,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                                                           problem.row_stride if x_off == 0 else 1)),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
                        "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
-                       "ASM": os.environ.get("TRITON_INTERPRET", "0") != "1",
+                       "ASM": inline_asm(),
                        "IN_ALIGN": in_align,
                        # the stores' mask bound too (whole words a row), so that masked stores stay vectors: told of
                        # the stride alone, the compiler split each vector into words a lane, 8 to 16 bytes apart
