@@ -32,23 +32,32 @@ class together(list):
     """An axis of `grid` whose values each hold several parameters, e.g. (shape, block) pairs."""
 
 
-def grid(*axes, fast=None) -> list:
+def grid(*axes, fast=None, full=None) -> list:
     """Parameters for pytest.mark.parametrize over every combination of `axes` (lists of values; the values of a
     `together` axis are tuples of several parameters). The fast tier (the README's test command) runs a cover of
     them: combination k takes the k-th value of every axis (cycling the shorter axes), so each value of each axis
     runs at least once, or exactly the combinations listed in `fast` where given; the rest carry the `full` mark
-    and run in the full tier only (`scripts/test.sh --full`, and CI)."""
+    and run in the full tier only (`scripts/test.sh --full`, and CI). `full`, where given, is a predicate over a
+    combination's axis values: the full tier leaves out the combinations outside the cover that it refuses (those
+    the interpreter takes minutes over and whose paths smaller ones reach)."""
     axes = [a if isinstance(a, together) else list(a) for a in axes]
     longest = max(len(a) for a in axes)
     diagonal = {tuple(a[k % len(a)] for a in axes) for k in range(longest)}
     cover = diagonal if fast is None else {tuple(c) for c in fast}
     params = []
     for combo in itertools.product(*axes):
+        if full is not None and combo not in cover and not full(*combo):
+            continue
         values = [v for value, axis in zip(combo, axes)
                   for v in (value if isinstance(axis, together) else (value,))]
         marks = () if combo in cover else (pytest.mark.full,)
         params.append(pytest.param(*values, marks=marks, id="-".join(_param_id(v) for v in combo)))
     return params
+
+
+def interpreted_bytes_under(limit: int):
+    """A `full` predicate for grid over (dtype, shape, ...): matrices of at most `limit` bytes."""
+    return lambda dtype, shape, *rest: int(np.prod(shape)) * np.dtype(dtype).itemsize <= limit
 
 
 def random_bits(shape, dtype, rng: np.random.Generator) -> np.ndarray:
@@ -98,4 +107,5 @@ def _record_paths():
     paths.install(patch.setattr, seen)
     yield
     patch.undo()
-    paths.write(target, seen)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # under pytest-xdist each worker writes FILE.gwN
+    paths.write(f"{target}.{worker}" if worker else target, seen)

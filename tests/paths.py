@@ -5,7 +5,7 @@ compile-time flags, tile sizes and warps left out) and every module-level Python
 in-place planners and the canonical form, and writes the set of paths reached to FILE at the end:
 
     CORNERTURN_RECORD_PATHS=/tmp/fast.json scripts/test.sh
-    CORNERTURN_RECORD_PATHS=/tmp/full.json scripts/test.sh --full
+    CORNERTURN_RECORD_PATHS=/tmp/full.json scripts/test.sh --full     # with workers: /tmp/full.json.gw0, .gw1, ...
     python3 tests/paths.py /tmp/fast.json /tmp/full.json     # paths the full tier reaches and the fast one misses
 """
 
@@ -58,13 +58,22 @@ def _recording(fn, label: str, seen: set):
     return wrapper
 
 
+def read(path: str) -> set:
+    """The paths in FILE and in the FILE.gwN that pytest-xdist's workers wrote."""
+    files = [Path(path)] if Path(path).exists() else []
+    files += sorted(Path(path).parent.glob(Path(path).name + ".gw*"))
+    if not files:
+        raise SystemExit(f"{path}: no such file, nor {path}.gwN")
+    return set().union(*(json.loads(f.read_text()) for f in files))
+
+
 def write(path: str, seen: set) -> None:
     with open(path, "w") as f:
         json.dump(sorted(seen), f, indent=0)
 
 
 if __name__ == "__main__":
-    fast, full = (set(json.loads(Path(p).read_text())) for p in sys.argv[1:3])
+    fast, full = (read(p) for p in sys.argv[1:3])
     missing = sorted(full - fast)
     print(f"fast tier: {len(fast)} paths, full tier: {len(full)}, reached only in the full tier: {len(missing)}")
     for path in missing:

@@ -260,7 +260,7 @@ def test_tile_config_validates():
     [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256), (37, 29), (36, 29), (37, 28), (2, 3, 13, 11),
      (9, 70), (70, 9)],
     [0, 1, 2, 3]))  # elements past each row: input row pitches of every residue
-def test_words_kernel_on_any_sides(dtype, shape, pad, rng):
+def test_words_kernel_on_any_sides(dtype, shape, pad, rng, request):
     """1- and 2-byte elements moved as words whatever the sides: rows read as words where they start at whole words,
     else funnel-shifted; output rows written as words where they start at whole words, else as words shifted into
     place (the loose elements one by one) or element by element; tiles of several sizes; batches."""
@@ -268,8 +268,11 @@ def test_words_kernel_on_any_sides(dtype, shape, pad, rng):
     x = base[..., :shape[-1]]
     problem = canonical(x.shape, x.strides, x.itemsize)
     assert words_ok(problem) and natural_word(problem) == 4 and isinstance(heuristic(problem), WordsConfig)
-    small = x.size <= 1200  # tiles of one and four words only there: many programs are slow in the interpreter
-    tiles = (WordsConfig(4, 1, 1), WordsConfig(8, 4, 4)) if small else ()
+    # tiles of one and four words only on small matrices: many programs are slow in the interpreter; the full tier's
+    # combinations outside the fast tier's cover take the one-word tiles on matrices of up to 700 elements only
+    smallest = 700 if request.node.get_closest_marker("full") else 1200
+    tiles = (WordsConfig(4, 1, 1),) if x.size <= smallest else ()
+    tiles += (WordsConfig(8, 4, 4),) if x.size <= 1200 else ()
     for config in (None, *tiles, WordsConfig(16, 2, 2, "items"), WordsConfig(32, 8, 4, "shifted")):
         got = _run_words(x, base, config)
         assert_bits_equal(got[:x.nbytes].view(dtype).reshape(reference(x).shape), reference(x))
