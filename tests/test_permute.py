@@ -392,16 +392,26 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 # output runs along A shifted into place where they start inside words), tiles of 8 rows x 2 words written element by
 # element, or 64-bit offsets. The fast tier takes one way a case (the interpreter's cheaper ones, each way and each
 # mode of the kernel at least once; the smallest tiles on A of 10 rows shift runs across three tiles of A), the full
-# tier all three, the smallest tiles only on cases of up to 3,000 elements (on the larger ones the interpreter took
-# 0.5-2 minutes a case for the kernel's flags that the other two ways reach).
-WORDS_WAYS = ("smallest tiles", "items", "64-bit")
+# tier all three, the smallest tiles only on cases of up to 3,000 elements: on the larger ones the interpreter took
+# 0.5-2 minutes a case, and they take tiles of 4 rows x 16 words instead (each group of rows shifted without the
+# next group from the tile, as in the smallest tiles, in an eighth of the programs).
+WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
 WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
               "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles")
 
 
+def _words_full_tier(case, way) -> bool:
+    """The full tier's ways beyond the fast tier's: the smallest tiles on cases of up to 3,000 elements, tiles of 4
+    rows x 16 words where a case takes the smallest tiles in neither tier."""
+    small = np.prod(case[0]) <= 3000
+    if way == "smallest tiles":
+        return small
+    return way != "4 rows" or not (small or (case, "smallest tiles") in set(zip(WORDS_CASES, WORDS_FAST)))
+
+
 @pytest.mark.parametrize("shape, axes, dtype, steps, way", grid(
     together(WORDS_CASES), WORDS_WAYS, fast=list(zip(WORDS_CASES, WORDS_FAST)),
-    full=lambda case, way: way != "smallest tiles" or np.prod(case[0]) <= 3000))  # the interpreter's minutes
+    full=lambda case, way: _words_full_tier(case, way)))
 def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     from cornerturn.engine import permute
 
@@ -417,7 +427,8 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     assert_bits_equal(run_engine(x, axes), want)
     config = {"smallest tiles": permute.PermuteWordsConfig(4, 2, 1),
               "items": permute.PermuteWordsConfig(8, 2, 1, "items"),  # where runs along A start inside words
-              "64-bit": permute.PermuteWordsConfig(8, 4, 2)}[way]
+              "64-bit": permute.PermuteWordsConfig(8, 4, 2),
+              "4 rows": permute.PermuteWordsConfig(4, 16, 2)}[way]
     assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
 
