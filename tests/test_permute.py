@@ -268,11 +268,11 @@ def test_permutation_autotune_keeps_the_fastest_in_the_cache(tmp_path, monkeypat
         assert engine.choose(perm, "cuda:0", 1).config == found[0][1]  # a word fixed by addresses: the planner's
         path = tune.cache_file("Test GPU")
         good = json.loads(path.read_text())
-        for breaks in ({"kind": "no such kind"}, {"word": None}):  # an unknown kind; a permutation's word missing
+        # an unknown kind; a permutation's word missing
+        for breaks in (lambda best: best.update(kind="no such kind"), lambda best: best.pop("word")):
             data = json.loads(json.dumps(good))
             for entry in data["entries"].values():
-                entry["best"].update(breaks)
-                entry["best"] = {k: v for k, v in entry["best"].items() if v is not None}
+                breaks(entry["best"])
             path.write_text(json.dumps(data))
             engine.choose.cache_clear()
             with pytest.warns(RuntimeWarning, match="broken tuning entry"):
@@ -392,12 +392,13 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 # output runs along A shifted into place where they start inside words), tiles of 8 rows x 2 words written element by
 # element, or 64-bit offsets. The fast tier takes one way a case (the interpreter's cheaper ones, each way and each
 # mode of the kernel at least once; the smallest tiles on A of 10 rows shift runs across three tiles of A), the full
-# tier all three, the smallest tiles only on cases of up to 3,000 elements: on the larger ones the interpreter took
-# 0.5-2 minutes a case, and they take tiles of 4 rows x 16 words instead (each group of rows shifted without the
-# next group from the tile, as in the smallest tiles, in an eighth of the programs).
+# tier the other ways too, the smallest tiles only on cases of up to 3,000 elements: on the larger ones the
+# interpreter took 0.5-2 minutes a case, and they take tiles of 4 rows x 16 words instead (each group of rows shifted
+# without the next group from the tile, as in the smallest tiles, in an eighth of the programs).
 WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
 WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
               "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles")
+WORDS_FAST_PAIRS = list(zip(WORDS_CASES, WORDS_FAST))
 
 
 def _words_full_tier(case, way) -> bool:
@@ -406,12 +407,11 @@ def _words_full_tier(case, way) -> bool:
     small = np.prod(case[0]) <= 3000
     if way == "smallest tiles":
         return small
-    return way != "4 rows" or not (small or (case, "smallest tiles") in set(zip(WORDS_CASES, WORDS_FAST)))
+    return way != "4 rows" or not (small or (case, "smallest tiles") in WORDS_FAST_PAIRS)
 
 
 @pytest.mark.parametrize("shape, axes, dtype, steps, way", grid(
-    together(WORDS_CASES), WORDS_WAYS, fast=list(zip(WORDS_CASES, WORDS_FAST)),
-    full=lambda case, way: _words_full_tier(case, way)))
+    together(WORDS_CASES), WORDS_WAYS, fast=WORDS_FAST_PAIRS, full=_words_full_tier))
 def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     from cornerturn.engine import permute
 
