@@ -55,7 +55,8 @@ for dtype in (torch.int8, torch.float16):
         size = x.element_size()
         problem = canonical(tuple(x.shape), tuple(st * size for st in x.stride()), size)
         want = x.transpose(-1, -2).contiguous()
-        for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items"), WordsConfig(128, 32, 8)):
+        for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items"), WordsConfig(128, 32, 8),
+                       WordsConfig(64, 32, 4, "joined")):
             out = torch.full_like(want, 0).view(torch.int8).fill_(-91).view(dtype)
             for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
                 launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
@@ -71,7 +72,8 @@ for dtype in (torch.int8, torch.float16):
             moved = flat[x_off:x_off + x.numel() * size].view(dtype).view(x.shape)
             moved.copy_(x)
             buf = torch.full((want.numel() * size + 8,), -91, dtype=torch.int8, device="cuda")
-            for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items")):
+            for config in (WordsConfig(64, 16, 4, "shifted"), WordsConfig(32, 8, 2, "items"),
+                           WordsConfig(64, 32, 4, "joined")):
                 for x_offset, out_offset, launch in engine_plan.build(problem, 4, config,
                                                                       offsets=(x_off, out_off)).pieces:
                     launch.run_pointers(moved.data_ptr() + x_offset, buf.data_ptr() + out_off + out_offset,

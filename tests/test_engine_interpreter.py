@@ -13,6 +13,7 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
+    JOINED_MIN_ROWS,
     NARROW_MAX_ROW_BYTES,
     InterleaveConfig,
     NarrowConfig,
@@ -273,7 +274,8 @@ def test_words_kernel_on_any_sides(dtype, shape, pad, rng, request):
     smallest = 700 if request.node.get_closest_marker("full") else 1200
     tiles = (WordsConfig(4, 1, 1),) if x.size <= smallest else ()
     tiles += (WordsConfig(8, 4, 4),) if x.size <= 1200 else ()
-    for config in (None, *tiles, WordsConfig(16, 2, 2, "items"), WordsConfig(32, 8, 4, "shifted")):
+    for config in (None, *tiles, WordsConfig(16, 2, 2, "items"), WordsConfig(32, 8, 4, "shifted"),
+                   WordsConfig(16, 4, 4, "joined")):
         got = _run_words(x, base, config)
         assert_bits_equal(got[:x.nbytes].view(dtype).reshape(reference(x).shape), reference(x))
         assert (got[x.nbytes:] == poisoned((1,), np.uint8)[0]).all()  # nothing past the output
@@ -293,6 +295,17 @@ def test_words_kernel_modes_follow_the_output_rows():
     assert flags(8192, 6000, 2, WordsConfig(8, 4)) == (0, False, True, 8, 16)
     assert flags(65, 64, 1, WordsConfig(8, 4)) == (1, True, True, 16, 1)
     assert flags(65, 64, 1, WordsConfig(8, 4, 4, "items")) == (2, False, True, 16, 1)
+    # joined: shifted, the word where one output row ends and the next begins built whole (rows end to end only)
+    def join(rows, cols, itemsize, config, **kw):
+        problem = canonical((rows, cols), (cols * itemsize, itemsize), itemsize)
+        c = engine_plan.build(problem, 4, config, **kw).pieces[0][2].constexprs
+        return c["OUT"], c["EDGES"], c["JOIN"]
+
+    assert join(65, 64, 1, WordsConfig(8, 4, 4, "joined")) == (1, True, True)
+    assert join(65, 64, 1, WordsConfig(8, 4, 4, "shifted")) == (1, True, False)
+    assert join(65, 64, 1, WordsConfig(8, 4, 4, "joined"), out_row_stride=66) == (1, True, False)  # a gap after rows
+    assert join(7, 64, 1, WordsConfig(8, 4, 4, "joined")) == (1, True, False)  # under two words a row
+    assert join(64, 64, 1, WordsConfig(8, 4, 4, "joined")) == (0, False, False)  # whole words
     assert flags(64, 63, 1, WordsConfig(8, 4)) == (0, False, False, 1, 16)  # input rows funnel-shifted
     # 2-byte rows an odd number of words apart, output rows inside words: element by element, whatever the config
     assert flags(301, 302, 2, WordsConfig(8, 4)) == (2, False, True, 1, 1)
@@ -306,7 +319,7 @@ def test_words_kernel_modes_follow_the_output_rows():
     assert flags(40, 64, 1, WordsConfig(8, 4)) == (0, False, True, 16, 2)
     problem = canonical((36, 43), (43, 1), 1)
     assert engine_plan.build(problem, 4, WordsConfig(8, 4), out_row_stride=64).pieces[0][2].constexprs["OUT_ALIGN"] == 1
-    with pytest.raises(ValueError, match="WordsConfig.out"):
+    with pytest.raises(ValueError, match="WordsConfig.out: one of shifted, items, joined"):
         WordsConfig(8, 4, 4, "words")
 
 
@@ -515,17 +528,19 @@ def _matrix(shape, size):
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
-    ((100003, 8), 16, TileConfig, 8)])
+    ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 255, 300007), 1, WordsConfig, 4)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
     rule = skinny(_matrix(shape, size))
     assert rule is not None and isinstance(rule[1], kind) and rule[0] == word and rule[2].startswith("skinny")
     assert skinny(_matrix(shape, size), 3 - word % 3) is None  # a word fixed to another one: no rule
+    if JOINED_MIN_ROWS <= shape[-2] < shape[-1] and size == 1:  # byte output rows of 32-255 bytes: joined
+        assert rule[1].out == "joined" and rule[1].name.endswith("-joined")
 
 
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
-                                         ((35, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16)])
+                                         ((31, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16)])
 def test_skinny_rules_leave_the_rest(shape, size):
-    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 255 bytes, 2-byte
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 31 bytes, 2-byte
     rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
@@ -533,7 +548,7 @@ def test_skinny_rules_leave_the_rest(shape, size):
 def test_skinny_rules_plans_hold_on_the_interpreter(rng):
     """Each rule's configuration on a small matrix of its shape, bit-exact (the rules themselves start at 1 MiB)."""
     for shape, dtype in (((3, 2001), np.uint8), ((5, 1001), np.float16), ((4001, 3), np.uint8), ((901, 7), np.float16),
-                         ((3, 301), np.complex128), ((301, 7), np.complex128)):
+                         ((3, 301), np.complex128), ((301, 7), np.complex128), ((37, 301), np.uint8)):
         base, x = make(shape, dtype, rng)
         big = tuple(s * 1000 if s > 100 else s for s in shape)
         word, config, _ = skinny(_matrix(big, x.itemsize))

@@ -71,14 +71,16 @@ class PairsConfig:
 
 
 OUT_MODES = ("words", "shifted", "items")  # transpose_words' OUT: how output rows are written
+WORDS_OUT = ("shifted", "items", "joined")  # WordsConfig.out
 
 
 @dataclass(frozen=True)
 class WordsConfig:
     """A transpose_words launch (1- and 2-byte elements moved as 32-bit words, rows starting anywhere): block_r rows
     x block_cw words. `out` says how output rows that do not start at whole words are written: as words shifted
-    into place from two groups of rows ("shifted"), or element by element ("items"); rows that do start at whole
-    words are written as words whatever it says."""
+    into place from two groups of rows ("shifted"), the same with the word where one output row ends and the next
+    begins built whole where the rows lie end to end ("joined"), or element by element ("items"); rows that do
+    start at whole words are written as words whatever it says."""
 
     block_r: int
     block_cw: int
@@ -87,22 +89,24 @@ class WordsConfig:
 
     def __post_init__(self) -> None:
         _check_word_tile(self)
-        if self.out not in OUT_MODES[1:]:
-            raise ValueError(f"WordsConfig.out: one of {', '.join(OUT_MODES[1:])}, got {self.out!r}")
+        if self.out not in WORDS_OUT:
+            raise ValueError(f"WordsConfig.out: one of {', '.join(WORDS_OUT)}, got {self.out!r}")
 
     @property
     def name(self) -> str:
-        return f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
+        return f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("" if self.out == "shifted" else
+                                                                             f"-{self.out}")
 
 
 def words_candidates(items: bool) -> list[WordsConfig]:
     """The words kernel's tiles that the planner's table and autotuning measure: 4 to 64 KiB, 4 or 8 warps, and with
-    `items` (output rows that start inside a word) a few that write those element by element."""
+    `items` (output rows that start inside a word) a few that write those element by element or joined."""
     found = [WordsConfig(br, bcw, w) for br, bcw in ((32, 32), (64, 16), (64, 32), (64, 64), (128, 16), (128, 32),
                                                       (128, 64), (256, 16), (256, 32), (256, 64)) for w in (4, 8)]
     if items:
         found += [WordsConfig(br, bcw, w, "items") for br, bcw, w in ((64, 16, 4), (64, 32, 4), (128, 32, 4),
                                                                        (128, 32, 8), (256, 16, 8))]
+        found += [WordsConfig(br, bcw, 4, "joined") for br, bcw in ((64, 32), (128, 16))]
     return found
 
 
@@ -277,6 +281,12 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
     return TileConfig(block_r, block_c, warps)
 
 
+# Byte matrices of this many rows or more (up to SKINNY_SIDE), output rows that do not start at whole words: words
+# tiles of 64 rows x 32 words, the word where one output row ends and the next begins built whole. Against the
+# heuristic's tile (every row, written element by element) 1.15x in geometric mean over 20 matrices of 32-255 rows
+# (0.94x-1.41x); on 9-31 rows every tile tried ran level with the heuristic's or behind (NVIDIA H200, 2026-11-27,
+# docs/engine.md, "Skinny matrices")
+JOINED_MIN_ROWS = 32
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
 # 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64.
 # Sides of 2-8 on fresh seeds: 1.35x-4.08x in geometric mean by group on an H200 and an H100, none behind by more than
@@ -292,7 +302,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
     rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
     2 or 4 rows (3 of bytes), transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte
-    matrices of up to 8 rows, element tiles. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
+    matrices of up to 8 rows, element tiles; byte matrices of JOINED_MIN_ROWS rows or more, words tiles of 64 rows
+    with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
     elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
     into place.
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
@@ -319,6 +330,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
+        elif size == 1 and rows >= JOINED_MIN_ROWS:
+            found = 4, WordsConfig(64, 32, 4, "joined"), f"output rows of {rows} bytes, joined into whole words"
     else:
         words = _pow2_at_least(-(-cols // (4 // size)))
         if words <= 16 // size:

@@ -13,8 +13,10 @@ hold it, two neighbours funnel-shifted into each word. Byte permutes regroup the
 into output words, stored whole along the output rows where those start at whole words. Output rows that start
 inside a word are written either as words shifted into place from two groups of rows (OUT 1: each group's successor
 gathered from the tile where NEXT_BY_GATHER, else the tile read a second time, PACK rows lower; the elements
-before the first whole word and after the last one are stored one by one), or element by element along the output
-rows (OUT 2). Arrays that start x_off and out_off bytes past a whole word (slices) are passed as the words before
+before the first whole word and after the last one are stored one by one, except with JOIN, where output rows lie
+end to end: the word where row c ends and row c + 1 begins, both from one input word, is then built whole from
+row c's last elements and the first PACK rows, read again), or element by element along the output rows (OUT 2).
+Arrays that start x_off and out_off bytes past a whole word (slices) are passed as the words before
 them, and every row is then read (and written) as unaligned.
 
 transpose_pairs: 16-byte elements whose columns are contiguous, as a flat tile of 8-byte words: each input row
@@ -246,7 +248,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False):
+                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -276,6 +278,11 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                 n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
+        if JOIN:  # the first PACK rows of every column, read where a tile holds the last words of output rows
+            ends = tr * BLOCK_R + BLOCK_R + 2 * PACK > rows
+            h = _row_words(x_ptr, b, tl.arange(0, PACK), cw, tl.where(ends, rows, 0), cols, batch_stride, row_stride,
+                           nbytes, x_off, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
+            h0, h1, h2, h3 = _group_words(h, 1, BLOCK_CW, PACK, ASM)
         for k in tl.static_range(PACK):
             group = _pick(k, a0, a1, a2, a3)  # element k of each input word: output rows c, rows of groups rw
             c = cw * PACK + k
@@ -293,16 +300,37 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
             whole = (rows - first) // PACK  # whole words a row
             if OUT == 0:  # a multiple of OUT_ALIGN (the planner's promise), written so that the compiler knows it
                 whole = _aligned(whole, OUT_ALIGN)  # and the masked stores stay vectors
-            tl.store(out_ptr + at, words.to(tl.int32, bitcast=True), mask=(rw[:, None] < whole) & (c[None, :] < cols))
-            if EDGES:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
-                if (tr == 0) | (tr * BLOCK_R + BLOCK_R + PACK > rows):  # this tile holds some: one by one
+            stored = (rw[:, None] < whole) & (c[None, :] < cols)
+            loose = rows - last  # elements of the row's last, partial word
+            if JOIN and k < PACK - 1:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
+                if ends:  # rows end to end: output row c + 1 (same input word) completes row c's last word
+                    joined = ((c + 1 < cols) & (loose > 0))[None, :] & (rw[:, None] == whole)
+                    head = _pick(k + 1, h0, h1, h2, h3) << (8 * E * loose).to(tl.uint32)
+                    words = tl.where(joined, words | head, words)
+                    stored = stored | joined
+            tl.store(out_ptr + at, words.to(tl.int32, bitcast=True), mask=stored)
+            if EDGES:
+                heads = tr == 0
+                tails = tr * BLOCK_R + BLOCK_R + PACK > rows
+                after = c >= 0  # the columns whose last elements go one by one
+                if JOIN:  # a row's first elements only where k is 0; its last where row c + 1 did not join them
+                    tails = (loose > 0) & (tr * BLOCK_R + BLOCK_R + 2 * PACK > rows)
+                    if k == 0:  # noqa: SIM108 - a branch on a constexpr, resolved when the kernel is compiled
+                        heads = heads & (first > 0)
+                    else:
+                        heads = tr < 0
+                    if k < PACK - 1:
+                        tails = tails & (tc * BLOCK_CW * PACK + BLOCK_CW * PACK >= cols)
+                        after = c + 1 >= cols
+                if heads | tails:  # this tile holds some: one by one
                     items = _words_of(out_ptr, E)
                     row0 = ((out_base + c * out_row_stride) // E)[None, :]
                     for t in tl.static_range(PACK):
                         item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
                         rr = (rw * PACK + t)[:, None]
                         tl.store(items + row0 + rr, item,
-                                 mask=((rr < first) | (rr >= last)) & (rr < rows) & (c[None, :] < cols))
+                                 mask=(((rr < first) & heads) | ((rr >= last) & tails & after[None, :]))
+                                 & (rr < rows) & (c[None, :] < cols))
 
 
 @triton.jit

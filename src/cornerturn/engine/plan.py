@@ -130,7 +130,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         in_words = x_off == 0 and inner_stride % 4 == 0 and problem.row_stride % 4 == 0
         in_align = alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1
         # 0: output rows at whole words
-        out = 0 if out_off == 0 and out_row_stride % 4 == 0 else OUT_MODES.index(config.out)
+        out = 0 if out_off == 0 and out_row_stride % 4 == 0 else OUT_MODES.index(
+            "shifted" if config.out == "joined" else config.out)
         if out == 1 and size == 2 and in_words and in_align == 1:
             # 2-byte rows an odd number of words apart: shifted words ran at 51-58% of the copy, element by element
             # 69-81% (1.27x-1.45x on all 19 such cases of two random seeds; H200, docs/engine.md)
@@ -147,7 +148,10 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        # the stride alone, the compiler split each vector into words a lane, 8 to 16 bytes apart
                        "OUT_ALIGN": (alignment(out_row_stride // 4, problem.rows // pack)
                                      if out_row_stride % 4 == 0 else 1),
-                       "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2},
+                       "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2,
+                       # output rows end to end: the word where one ends and the next begins is built whole
+                       "JOIN": (config.out == "joined" and out == 1 and out_row_stride == problem.rows * size
+                                and problem.rows >= 2 * pack)},
                       config.num_warps, 4)
     if isinstance(config, NarrowConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
