@@ -433,32 +433,6 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
 
 
-@pytest.mark.parametrize("shape, axes, steps", [
-    ((10, 3, 2, 18), (2, 1, 3, 0), None),  # runs of 10 bytes end to end along B's first axis (18: words straddle it)
-    ((9, 2, 3, 12), (2, 1, 3, 0), None),  # runs of 9, B's first axis a whole number of words
-    ((37, 2, 2, 18), (2, 1, 3, 0), None),  # runs of 37 across several tiles of A
-    ((11, 5, 22), (2, 1, 0), (2, 1, 1)),  # A of two axes (55 bytes), its rows two strides apart
-    ((2, 2, 9, 7, 5), (1, 3, 0, 4, 2), None),  # segments of two axes (35 bytes), runs of 9 end to end in each
-], ids=str)
-def test_words_kernel_joins_runs_end_to_end(shape, axes, steps, rng, monkeypatch):
-    """Runs along A that start inside words, shifted into place, the word where one run ends and the next begins
-    (both in one input word) built whole: tiles of 8 rows (runs across tiles of A) and 16 (one tile), 64-bit offsets
-    too."""
-    from cornerturn.engine import permute
-
-    monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # segments and sides A shorter than the planner's
-    monkeypatch.setattr(permute, "WORDS_MIN_A", 1)
-
-    x = _strided(np.uint8, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
-    want = reference(x, axes)
-    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
-    for config, wide in ((permute.PermuteWordsConfig(8, 4, 2, "joined"), False),
-                         (permute.PermuteWordsConfig(16, 2, 1, "joined"), True)):
-        constexprs = permute.build(p, 4, config).pieces[0][2].constexprs
-        assert (constexprs["OUT"], constexprs["JOIN"]) == (1, True)
-        assert_bits_equal(run_engine(x, axes, config, wide=wide), want)
-
-
 def test_words_modes_and_rule():
     from cornerturn.engine import permute
 
@@ -502,12 +476,9 @@ def test_words_modes_and_rule():
         permute.build(p, 4, permute.PermuteWordsConfig(4, 4))
     with pytest.raises(ValueError, match="at least 4"):
         permute.PermuteWordsConfig(2, 4)
-    with pytest.raises(ValueError, match="PermuteWordsConfig.out: one of shifted, items, joined"):
+    with pytest.raises(ValueError, match="PermuteWordsConfig.out"):
         permute.PermuteWordsConfig(4, 4, 1, "words")
     assert permute.PermuteWordsConfig(8, 4, 2, "items").name == "pwords8x4w-w2-items"
-    assert permute.PermuteWordsConfig(8, 4, 2, "joined").name == "pwords8x4w-w2-joined"
-    joined = permute.build(canon((7, 3, 6, 18), (2, 1, 3, 0), 1), 4, permute.PermuteWordsConfig(8, 4, 2, "joined"))
-    assert joined.pieces[0][2].constexprs["JOIN"] is False  # runs of under 8 bytes: shifted, not joined
 
 
 def test_runs_plans_by_hand():

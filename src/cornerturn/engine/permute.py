@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..problem import Permutation
 from ..tiling import Axis, Sides, chained, element_bytes, segment_axes, segment_extent, split, widest_word, word_axes
 from . import plan as engine_plan
-from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, WORDS_OUT, _pow2_at_least, _pow2_at_most, check_tile
+from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
 from .launch import Launch, inline_asm
 from .plan import EnginePlan, alignment
 
@@ -131,8 +131,7 @@ RUNS_CONFIG = RunsConfig(RUN_BLOCK, 4)
 class PermuteWordsConfig:
     """A permute_words launch: block_a rows (indices of A, a multiple of 4) x block_cw 32-bit words along B. `out`
     says how the output's runs along A are written where A does not span whole words: as words shifted into place
-    from two groups of rows ("shifted"), the same with the word where one run ends and the next begins built whole
-    where two runs of one input word lie end to end ("joined"), or element by element ("items")."""
+    from two groups of rows ("shifted"), or element by element ("items")."""
 
     block_a: int
     block_cw: int
@@ -143,13 +142,12 @@ class PermuteWordsConfig:
         check_tile(self, "block_a", "block_cw")
         if self.block_a < 4:
             raise ValueError(f"PermuteWordsConfig.block_a: must be at least 4, got {self.block_a}")
-        if self.out not in WORDS_OUT:
-            raise ValueError(f"PermuteWordsConfig.out: one of {', '.join(WORDS_OUT)}, got {self.out!r}")
+        if self.out not in OUT_MODES[1:]:
+            raise ValueError(f"PermuteWordsConfig.out: one of {', '.join(OUT_MODES[1:])}, got {self.out!r}")
 
     @property
     def name(self) -> str:
-        return f"pwords{self.block_a}x{self.block_cw}w-w{self.num_warps}" + ("" if self.out == "shifted" else
-                                                                              f"-{self.out}")
+        return f"pwords{self.block_a}x{self.block_cw}w-w{self.num_warps}" + ("-items" if self.out == "items" else "")
 
 
 WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
@@ -162,8 +160,7 @@ WORDS_MIN_A = 16  # bytes along A that permute_words needs
 # fresh seeds 4000-4015 with the rule set, 1.12x in geometric mean on the 18 it shifts (0.98x-1.28x), 0.73x on the 14
 # it does not (11 behind); H100, 2026-11-25, docs/permute.md
 SHIFTED_OUT_MIN_A = 128
-OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element",  # the plan's reason, per out
-               "joined": "words shifted into place, runs end to end joined"}
+OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
 def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
@@ -369,8 +366,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
         reason = reason or (f"general permutation of {size}-byte elements in 32-bit words: tile sides of {len(a)} "
                             f"and {len(b)} axes ({sides.size_a} x {sides.size_b}, segments of {seg_len}), "
                             f"{len(rest)} more axes, output " + ("words" if out_words else OUT_WRITTEN[config.out]))
-    # the kernel's OUT: words, shifted (joined too) or items
-    out = 0 if out_words else OUT_MODES.index("shifted" if config.out == "joined" else config.out)
+    out = 0 if out_words else OUT_MODES.index(config.out)  # the kernel's OUT: words, shifted or items
     tiles_a = math.ceil(sides.size_a / config.block_a)
     tiles_b = math.ceil(words_b / config.block_cw)
     programs = math.prod(x.extent for x in rest) * tiles_a * tiles_b
@@ -389,8 +385,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
                   "ASM": inline_asm(),
                   # shifted runs take each group's successor gathered from the tile, not read again: 1.08x on 30
                   # random cases (0.93x-1.55x; H200, 2026-11-26, docs/permute.md)
-                  "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2,
-                  "JOIN": config.out == "joined" and out == 1 and sides.size_a >= 8}
+                  "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2}
     plan = EnginePlan(perm, config, 4, reason or "given")
     plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

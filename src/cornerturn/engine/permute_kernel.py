@@ -201,8 +201,7 @@ def permute_words(x_ptr, out_ptr,
                   size_a, size_b, tiles_a, tiles_b, nbytes,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
                   BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT: tl.constexpr,
-                  WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False,
-                  JOIN: tl.constexpr = False):
+                  WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False):
     """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
     E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
     segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
@@ -210,10 +209,7 @@ def permute_words(x_ptr, out_ptr,
     IN_WORDS: every segment starts at a whole word. OUT: how the output's runs along A (one for each element of B)
     are written: 0, as words (A spans whole words of the output: size_a a multiple of 4 // E); 1, as words shifted
     into place from two groups of rows (the tile is read a second time, PACK rows lower), the elements before a
-    run's first whole word and from its last one on stored one by one; 2, element by element. JOIN (with OUT 1):
-    where the run of B's element c + 1 starts right where c's ends and both lie in one input word, the word they
-    share is built whole from c's last elements and the first PACK rows (read again by the tiles that hold runs'
-    ends)."""
+    run's first whole word and from its last one on stored one by one; 2, element by element."""
     PACK: tl.constexpr = 4 // E
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
@@ -249,12 +245,6 @@ def permute_words(x_ptr, out_ptr,
                                    es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
                 n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
-        if JOIN:  # the first PACK rows, read where a tile holds the last words of runs
-            ends = ta * BLOCK_A + BLOCK_A + 2 * PACK > size_a
-            h = _rows_in_words(x_ptr, in_base, tl.arange(0, PACK), cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len,
-                               seg_words, es0, is0, is1, tl.where(ends, size_a, 0), size_b, nbytes, NA_IN, NS, E,
-                               IN_WORDS, ASM)
-            h0, h1, h2, h3 = _group_words(h, 1, BLOCK_CW, PACK, ASM)
         for k in tl.static_range(PACK):
             group = _pick(k, w0, w1, w2, w3)  # element k of each input word: B's element c, rows of groups g
             c = seg * seg_len + w * PACK + k  # B's element
@@ -270,31 +260,15 @@ def permute_words(x_ptr, out_ptr,
                 first = shift // E  # the elements of each run before its first whole word, and from `last` on
                 whole = (size_a - first) // PACK
                 last = first + whole * PACK
-                stored = (g[:, None] < whole[None, :]) & col[None, :]
-                loose = size_a - last  # elements of the run's last, partial word
-                alone = c >= 0  # the runs whose last elements go one by one: those that no run joins
-                if JOIN and k < PACK - 1:  # run c + 1, in the same input word, starting where run c ends
-                    alone = ~(col & (w * PACK + k + 1 < seg_len) & (c + 1 < size_b) & (loose > 0) &
-                              (out_base + _offsets(c + 1, eb0, eb1, ob0, ob1, ob2, NB) == run + size_a))
-                    if ends:
-                        joined = (~alone)[None, :] & (g[:, None] == whole[None, :])
-                        head = _pick(k + 1, h0, h1, h2, h3) << (8 * E * loose).to(tl.uint32)[None, :]
-                        words = tl.where(joined, words | head, words)
-                        stored = stored | joined
                 tl.store(out_ptr + ((run * E + shift) // 4)[None, :] + g[:, None], words.to(tl.int32, bitcast=True),
-                         mask=stored)
+                         mask=(g[:, None] < whole[None, :]) & col[None, :])
                 if (ta == 0) | (ta * BLOCK_A + BLOCK_A + PACK > size_a):  # this tile holds some: one by one
-                    lead = c >= 0  # the runs whose first elements go one by one: those not joined to run c - 1
-                    if JOIN and k > 0:
-                        lead = ~((first > 0) &
-                                 (out_base + _offsets(c - 1, eb0, eb1, ob0, ob1, ob2, NB) + size_a == run))
                     items = _words_of(out_ptr, E)
                     for t in tl.static_range(PACK):
                         item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
                         rr = (g * PACK + t)[:, None]
                         tl.store(items + run[None, :] + rr, item,
-                                 mask=(((rr < first[None, :]) & lead[None, :]) | ((rr >= last[None, :]) &
-                                       alone[None, :])) & (rr < size_a) & col[None, :])
+                                 mask=((rr < first[None, :]) | (rr >= last[None, :])) & (rr < size_a) & col[None, :])
 
 
 @triton.jit
