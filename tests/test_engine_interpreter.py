@@ -13,6 +13,7 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
+    JOINED_MAX_ROWS,
     JOINED_MIN_ROWS,
     NARROW_MAX_ROW_BYTES,
     InterleaveConfig,
@@ -528,20 +529,21 @@ def _matrix(shape, size):
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
-    ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 255, 300007), 1, WordsConfig, 4)])
+    ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
     rule = skinny(_matrix(shape, size))
     assert rule is not None and isinstance(rule[1], kind) and rule[0] == word and rule[2].startswith("skinny")
     assert skinny(_matrix(shape, size), 3 - word % 3) is None  # a word fixed to another one: no rule
-    if JOINED_MIN_ROWS <= shape[-2] < shape[-1] and size == 1:  # byte output rows of 32-255 bytes: joined
+    if JOINED_MIN_ROWS <= shape[-2] < JOINED_MAX_ROWS and size == 1:  # byte output rows of 32-191 bytes: joined
         assert rule[1].out == "joined" and rule[1].name.endswith("-joined")
 
 
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
-                                         ((31, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16)])
+                                         ((31, 7287077), 1), ((192, 7287077), 1), ((300007, 40), 2),
+                                         ((9, 100003), 16)])
 def test_skinny_rules_leave_the_rest(shape, size):
-    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 31 bytes, 2-byte
-    rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 31 or 192 to 255
+    bytes, 2-byte rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
 

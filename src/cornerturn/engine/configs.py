@@ -281,12 +281,14 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
     return TileConfig(block_r, block_c, warps)
 
 
-# Byte matrices of this many rows or more (up to SKINNY_SIDE), output rows that do not start at whole words: words
+# Byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, output rows that do not start at whole words: words
 # tiles of 64 rows x 32 words, the word where one output row ends and the next begins built whole. Against the
 # heuristic's tile (every row, written element by element) 1.15x in geometric mean over 20 matrices of 32-255 rows
-# (0.94x-1.41x); on 9-31 rows every tile tried ran level with the heuristic's or behind (NVIDIA H200, 2026-11-27,
-# docs/engine.md, "Skinny matrices")
+# (0.94x-1.41x) and 1.11x on 26 of a fresh seed; on 9-31 rows every tile tried ran level with the heuristic's or
+# behind (NVIDIA H200). On an H100 the matrices of 192-255 rows ran behind (0.97x, 5 of 7), those of 32-191 rows
+# 1.13x (21); 2026-11-27, docs/engine.md, "Skinny matrices"
 JOINED_MIN_ROWS = 32
+JOINED_MAX_ROWS = 192
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
 # 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64.
 # Sides of 2-8 on fresh seeds: 1.35x-4.08x in geometric mean by group on an H200 and an H100, none behind by more than
@@ -302,8 +304,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
     rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
     2 or 4 rows (3 of bytes), transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte
-    matrices of up to 8 rows, element tiles; byte matrices of JOINED_MIN_ROWS rows or more, words tiles of 64 rows
-    with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
+    matrices of up to 8 rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words
+    tiles of 64 rows with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
     elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
     into place.
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
@@ -330,7 +332,7 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
-        elif size == 1 and rows >= JOINED_MIN_ROWS:
+        elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS:
             found = 4, WordsConfig(64, 32, 4, "joined"), f"output rows of {rows} bytes, joined into whole words"
     else:
         words = _pow2_at_least(-(-cols // (4 // size)))
