@@ -525,7 +525,9 @@ def _matrix(shape, size):
 
 
 @pytest.mark.parametrize("shape, size, kind, word", [
-    ((5, 700001), 1, NarrowConfig, 4), ((3, 700001), 1, InterleaveConfig, 4), ((2, 1048579), 2, InterleaveConfig, 4),
+    ((5, 700001), 1, InterleaveConfig, 4), ((31, 700001), 1, InterleaveConfig, 4), ((2, 2, 350001), 1, TileConfig, 1),
+    ((5, 10, 200002), 1, InterleaveConfig, 4), ((3, 700001), 1, InterleaveConfig, 4),
+    ((2, 1048579), 2, InterleaveConfig, 4),
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
     ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
@@ -539,11 +541,12 @@ def test_skinny_rules_choose_by_side(shape, size, kind, word):
 
 
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
-                                         ((31, 7287077), 1), ((192, 7287077), 1), ((300007, 40), 2),
+                                         ((3, 9, 700001), 1), ((192, 7287077), 1), ((300007, 40), 2),
                                          ((9, 100003), 16)])
 def test_skinny_rules_leave_the_rest(shape, size):
-    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 9 to 31 or 192 to 255
-    bytes, 2-byte rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, batches of 9 to 31 byte rows whose
+    outputs end inside words, byte rows of 192 to 255 bytes, 2-byte rows over 16 bytes, 16-byte elements with both
+    sides over 8: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
 
@@ -557,18 +560,21 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
         assert_bits_equal(run_engine(base, x, config, word), reference(x))
 
 
-@pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 3), (np.uint8, 4), (np.float16, 2), (np.float16, 4)],
+@pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 3), (np.uint8, 4), (np.float16, 2), (np.float16, 4),
+                                         (np.uint8, 5), (np.uint8, 9),
+                                         pytest.param(np.uint8, 31, marks=pytest.mark.full)],
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
 def test_interleave_rows(dtype, rows, rng):
-    """transpose_interleave: 2, 3 (bytes) or 4 rows, columns not a multiple of the words',
+    """transpose_interleave: 2, 3 to 31 (bytes) or 4 rows, columns not a multiple of the words',
     rows starting inside words, batches; programs of 16 words, so that most matrices take several."""
-    for shape in ((rows, 301), (rows, 4096), (3, rows, 250), (rows, 1)):
+    for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (3, rows, 250), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
         if problem.kind != "transpose" or not interleave_ok(problem):
             continue
         for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4)):
             assert_bits_equal(run_engine(base, x, config, 4), reference(x))
+
     base, x = make((rows + 1, 1003), dtype, rng)
     x = x[1:, 1:]  # rows starting inside words
     assert interleave_ok(canonical(x.shape, x.strides, x.itemsize))

@@ -145,7 +145,7 @@ class NarrowConfig:
 
 @dataclass(frozen=True)
 class InterleaveConfig:
-    """A transpose_interleave launch (2 or 4 rows of 1- or 2-byte elements or 3 of bytes: output rows of 2 to 8
+    """A transpose_interleave launch (2 or 4 rows of 1- or 2-byte elements, or 3 to INTERLEAVE_MAX_BYTE_ROWS of
     bytes): programs reading block_cw words of every row, num_warps warps."""
 
     block_cw: int = 256
@@ -159,9 +159,17 @@ class InterleaveConfig:
         return f"interleave{self.block_cw}-w{self.num_warps}"
 
 
+# transpose_interleave takes byte matrices of up to this many rows; the skinny rule gives those of 5 or more programs
+# of 128 words a row, 4 warps: 95% of the copy in geometric mean over 30 random matrices of 5-31 rows (83-107%),
+# 1.81x the plans before (1.09x-2.88x; NVIDIA H200, 2026-11-27, docs/engine.md, "Skinny matrices")
+INTERLEAVE_MAX_BYTE_ROWS = 31
+
+
 def interleave_ok(problem: Problem) -> bool:
-    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows, or 3 rows of bytes."""
-    return narrow_ok(problem) and (problem.rows in (2, 4) or (problem.rows == 3 and problem.itemsize == 1))
+    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows, or 3 to
+    INTERLEAVE_MAX_BYTE_ROWS rows of bytes."""
+    return narrow_ok(problem) and (problem.rows in (2, 4) or (
+        problem.itemsize == 1 and 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS))
 
 
 def narrow_ok(problem: Problem) -> bool:
@@ -307,7 +315,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     matrices of up to 8 rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words
     tiles of 64 rows with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
     elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
-    into place.
+    into place. Byte matrices of 5 to INTERLEAVE_MAX_BYTE_ROWS rows whose outputs start at whole words take
+    transpose_interleave before the rules for 5 to 8 rows.
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
     fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
     on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
@@ -327,7 +336,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         if size == 2 and rows % 2 and rows <= 31:
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif interleave_ok(problem):
-            found = 4, InterleaveConfig(512, 4), f"{rows} rows interleaved in registers"
+            config = InterleaveConfig(512, 4) if rows <= 4 else InterleaveConfig(128, 4)
+            found = 4, config, f"{rows} rows interleaved in registers"
         elif rows * size <= 8 and narrow_ok(problem):
             found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
         elif size == 1 and rows <= 8:
@@ -356,7 +366,7 @@ def candidates(problem: Problem, word: int | None = None) -> list:
         narrow = [NarrowConfig(b, w) for b, w in ((512, 4), (1024, 4), (2048, 4), (2048, 8))] if narrow_ok(problem) \
             else []
         if interleave_ok(problem):
-            narrow += [InterleaveConfig(b, w) for b, w in ((256, 4), (512, 4), (512, 8))]
+            narrow += [InterleaveConfig(b, w) for b, w in ((64, 2), (128, 4), (256, 4), (512, 4), (512, 8))]
         return sorted({heuristic(problem, word), *words_candidates(items=True), *narrow}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):

@@ -8,9 +8,11 @@ kernel does; then each output word's PACK elements are gathered from that tile (
 by shifts. Loads are whole words along the input rows, stores 16-byte vectors along the output; no element is
 written alone but the last words and bytes of each matrix's output (its last program).
 
-transpose_interleave: output rows of 2 to 8 bytes from 2 or 4 input rows of bytes or 2-byte elements, or 3 of
+transpose_interleave: output rows of R elements from 2 or 4 input rows of bytes or 2-byte elements, or 3 to 31 of
 bytes: each lane reads one funnel-shifted word of every row, builds the R output words those hold with byte
-permutes in registers, and stores them (as one vector where R is 2 or 4); no data goes through shared memory.
+permutes in registers (from 5 rows on, each output word from the rows its four bytes come from: three permutes),
+and stores them (as one vector where R is 2 or 4; from 5 rows on the word-column's R words as one run, the lanes'
+runs end to end, which the compiler stores through shared memory).
 """
 
 from __future__ import annotations
@@ -96,9 +98,59 @@ def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, AS
 
 
 @triton.jit
+def _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr, BLOCK_CW: tl.constexpr,
+                    IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """The R output words that word-column cw of R rows of bytes holds (a tuple of [BLOCK_CW] tensors): each row's
+    word read alone and kept; output word j's byte i is byte (4 j + i) // R of row (4 j + i) % R, placed by byte
+    permutes (two rows a permute, then the two halves joined)."""
+    rows = ()
+    for r in tl.static_range(R):
+        rows = rows + (tl.reshape(_row_words(x_ptr, b, tl.arange(0, 1) + r, cw, R, cols, batch_stride, row_stride,
+                                             nbytes, 0, 4, IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW]),)
+    words = ()
+    for j in tl.static_range(R):
+        lo = _prmt(rows[(4 * j) % R], rows[(4 * j + 1) % R],
+                   ((4 * j) // R) | ((4 + (4 * j + 1) // R) << 4) | (0x0 << 8) | (0x0 << 12), ASM)
+        hi = _prmt(rows[(4 * j + 2) % R], rows[(4 * j + 3) % R],
+                   ((4 * j + 2) // R) | ((4 + (4 * j + 3) // R) << 4) | (0x0 << 8) | (0x0 << 12), ASM)
+        words = words + (_prmt(lo, hi, 0x5410, ASM),)
+    return words
+
+
+@triton.jit
+def _joined_halves(level, HALF: tl.constexpr):
+    """Tensor i of the tuple `level` (2 HALF of them) joined with tensor i + HALF, along a new last axis."""
+    joined = ()
+    for i in tl.static_range(HALF):
+        joined = joined + (tl.join(level[i], level[i + HALF]),)
+    return joined
+
+
+@triton.jit
+def _stacked(words, R: tl.constexpr, N: tl.constexpr):
+    """The R [BLOCK_CW] uint32 tensors of the tuple `words`, then zeros up to N (a power of two, up to 32), as one
+    [BLOCK_CW, N] int32 tensor, the j-th at column j: joined in halves, tensor i with tensor i + N / 2 first, so that
+    the last axis added is the lowest bit of j."""
+    level = words
+    for _ in tl.static_range(N - R):
+        level = level + (tl.zeros_like(words[0]),)
+    if N >= 32:
+        level = _joined_halves(level, 16)
+    if N >= 16:
+        level = _joined_halves(level, 8)
+    if N >= 8:
+        level = _joined_halves(level, 4)
+    if N >= 4:
+        level = _joined_halves(level, 2)
+    level = _joined_halves(level, 1)
+    return tl.reshape(level[0], [level[0].shape[0], N]).to(tl.int32, bitcast=True)
+
+
+@triton.jit
 def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, span_bytes, nbytes,
                          R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
-                         IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+                         IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
+                         R_POW2: tl.constexpr = 1):
     """Matrices of R x `cols` elements of E bytes (R of 2 or 4; R PACK elements make R output words), rows
     `row_stride` bytes apart, matrices `batch_stride`, into a C-contiguous output of `span_bytes` a matrix (one
     matrix, or a whole number of words each); `tiles` programs a matrix, BLOCK_CW words of each row apiece. x_ptr
@@ -110,13 +162,19 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     b = pid // tiles
     t = pid - b * tiles
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
-    RP: tl.constexpr = 4 if R == 3 else R
-    v = _row_words(x_ptr, b, tl.arange(0, RP), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
-                   IN_ALIGN, WIDE, ASM)
-    words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
+    whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
+    if R > 4:  # 5 to 32 rows of bytes: each output word from the rows its bytes come from
+        RP: tl.constexpr = R_POW2
+        built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
+                                IN_ALIGN, WIDE, ASM)
+        words = _stacked(built, R, RP)
+    else:
+        RP: tl.constexpr = 4 if R == 3 else R
+        v = _row_words(x_ptr, b, tl.arange(0, RP), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
+                       IN_ALIGN, WIDE, ASM)
+        words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
     k = tl.arange(0, RP)
     at = b * _aligned(span_bytes // 4, OUT_ALIGN) + cw[:, None] * R + k[None, :]
-    whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
     tl.store(out_ptr + at, words, mask=(cw < whole)[:, None] & (k < R)[None, :])
     if t == tiles - 1:  # the last program: the words of a partial last word-column, then the bytes, one by one
         inside = (cw[:, None] * R + k[None, :]) * 4

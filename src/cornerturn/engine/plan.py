@@ -170,7 +170,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     if isinstance(config, InterleaveConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
                                                 interleave_ok(problem), "InterleaveConfig: transpose_interleave takes "
-                                                "2 or 4 rows of 1- or 2-byte elements, or 3 of bytes, in 32-bit "
+                                                "2 or 4 rows of 1- or 2-byte elements, or 3 to 31 of bytes, in 32-bit "
                                                 "words, C-contiguous, each matrix's output at a whole word "
                                                 "(engine.configs.interleave_ok)")
         tiles = math.ceil(math.ceil(problem.cols * problem.itemsize / 4) / config.block_cw)
@@ -178,7 +178,9 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
         return Launch(narrow_kernel.transpose_interleave, inner * tiles,
                       (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
-                      {"R": problem.rows, "BLOCK_CW": config.block_cw, "IN_WORDS": in_words,
+                      {"R": problem.rows, "R_POW2": 1 << (problem.rows - 1).bit_length(),
+                       "BLOCK_CW": config.block_cw,
+                       "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
     if isinstance(config, PairsConfig):
