@@ -109,10 +109,10 @@ def _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R: tl.
                                              nbytes, 0, 4, IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW]),)
     words = ()
     for j in tl.static_range(R):
-        lo = _prmt(rows[(4 * j) % R], rows[(4 * j + 1) % R],
-                   ((4 * j) // R) | ((4 + (4 * j + 1) // R) << 4) | (0x0 << 8) | (0x0 << 12), ASM)
-        hi = _prmt(rows[(4 * j + 2) % R], rows[(4 * j + 3) % R],
-                   ((4 * j + 2) // R) | ((4 + (4 * j + 3) // R) << 4) | (0x0 << 8) | (0x0 << 12), ASM)
+        # bytes 0 and 1 of the output word (from the first row, then the second: selector 4 + k), then 2 and 3
+        lo = _prmt(rows[(4 * j) % R], rows[(4 * j + 1) % R], ((4 * j) // R) | ((4 + (4 * j + 1) // R) << 4), ASM)
+        hi = _prmt(rows[(4 * j + 2) % R], rows[(4 * j + 3) % R], ((4 * j + 2) // R) | ((4 + (4 * j + 3) // R) << 4),
+                   ASM)
         words = words + (_prmt(lo, hi, 0x5410, ASM),)
     return words
 
@@ -151,10 +151,11 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
                          R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
                          IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
                          R_POW2: tl.constexpr = 1):
-    """Matrices of R x `cols` elements of E bytes (R of 2 or 4; R PACK elements make R output words), rows
-    `row_stride` bytes apart, matrices `batch_stride`, into a C-contiguous output of `span_bytes` a matrix (one
-    matrix, or a whole number of words each); `tiles` programs a matrix, BLOCK_CW words of each row apiece. x_ptr
-    and out_ptr are 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
+    """Matrices of R x `cols` elements of E bytes (R of 2 to 4, or 5 to 31 of bytes with R_POW2 the power of two
+    at least R; R PACK elements make R output words), rows `row_stride` bytes apart, matrices `batch_stride`, into
+    a C-contiguous output of `span_bytes` a matrix (one matrix, or a whole number of words each); `tiles` programs a
+    matrix, BLOCK_CW words of each row apiece. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes`
+    readable bytes from x_ptr."""
     PACK: tl.constexpr = 4 // E
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
@@ -163,7 +164,7 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     t = pid - b * tiles
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
     whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
-    if R > 4:  # 5 to 32 rows of bytes: each output word from the rows its bytes come from
+    if R > 4:  # 5 to 31 rows of bytes: each output word from the rows its bytes come from
         RP: tl.constexpr = R_POW2
         built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
                                 IN_ALIGN, WIDE, ASM)
