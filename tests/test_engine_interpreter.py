@@ -564,9 +564,10 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
                                          (np.uint8, 5), (np.uint8, 9),
                                          pytest.param(np.uint8, 31, marks=pytest.mark.full)],
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
-def test_interleave_rows(dtype, rows, rng):
+def test_interleave_rows(dtype, rows, rng, monkeypatch):
     """transpose_interleave: 2, 3 to 31 (bytes) or 4 rows, columns not a multiple of the words',
-    rows starting inside words, batches; programs of 16 words, so that most matrices take several."""
+    rows starting inside words, batches; programs of 16 words, so that most matrices take several; 64-bit offsets
+    on the first shape."""
     for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (3, rows, 250), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
@@ -574,6 +575,12 @@ def test_interleave_rows(dtype, rows, rng):
             continue
         for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4)):
             assert_bits_equal(run_engine(base, x, config, 4), reference(x))
+    base, x = make((rows, 301), dtype, rng)
+    monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
+    assert engine_plan.build(canonical(x.shape, x.strides, x.itemsize), 4, InterleaveConfig(16, 2)).pieces[0][2] \
+        .constexprs["WIDE"]
+    assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))
+    monkeypatch.undo()
 
     base, x = make((rows + 1, 1003), dtype, rng)
     x = x[1:, 1:]  # rows starting inside words
