@@ -311,12 +311,13 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
     rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
-    2 or 4 rows (3 of bytes), transpose_interleave; other output rows of 2 to 8 bytes, transpose_narrow; other byte
-    matrices of up to 8 rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words
-    tiles of 64 rows with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
-    elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
-    into place. Byte matrices of 5 to INTERLEAVE_MAX_BYTE_ROWS rows whose outputs start at whole words take
-    transpose_interleave before the rules for 5 to 8 rows.
+    2 or 4 rows, or 3 to INTERLEAVE_MAX_BYTE_ROWS of bytes, each matrix's output at a whole word,
+    transpose_interleave (512 words of each row a program up to 4 rows, 128 beyond); other byte matrices of up to 8
+    rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words tiles of 64 rows with
+    output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel
+    with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
+    (transpose_narrow, once the rule for output rows of 2 to 8 bytes, is left to autotuning: every such matrix
+    that it takes is interleaved.)
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
     fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
     on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
@@ -338,8 +339,6 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         elif interleave_ok(problem):
             config = InterleaveConfig(512, 4) if rows <= 4 else InterleaveConfig(128, 4)
             found = 4, config, f"{rows} rows interleaved in registers"
-        elif rows * size <= 8 and narrow_ok(problem):
-            found = 4, NarrowConfig(), f"output rows of {rows * size} bytes, built as whole words"
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
         elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS:

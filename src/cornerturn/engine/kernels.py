@@ -314,7 +314,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                 tails = tr * BLOCK_R + BLOCK_R + PACK > rows
                 after = c >= 0  # the columns whose last elements go one by one
                 if JOIN:  # a row's first elements only where k is 0; its last where row c + 1 did not join them
-                    tails = (loose > 0) & (tr * BLOCK_R + BLOCK_R + 2 * PACK > rows)
+                    tails = (loose > 0) & ends
                     if k == 0:  # noqa: SIM108 - a branch on a constexpr, resolved when the kernel is compiled
                         heads = heads & (first > 0)
                     else:

@@ -15,6 +15,7 @@ from .configs import (
     PairsConfig,
     TileConfig,
     WordsConfig,
+    _pow2_at_least,
     heuristic,
     interleave_ok,
     narrow_ok,
@@ -178,8 +179,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
         return Launch(narrow_kernel.transpose_interleave, inner * tiles,
                       (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
-                      {"R": problem.rows, "R_POW2": 1 << (problem.rows - 1).bit_length(),
-                       "BLOCK_CW": config.block_cw,
+                      {"R": problem.rows, "R_POW2": _pow2_at_least(problem.rows), "BLOCK_CW": config.block_cw,
                        "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
