@@ -16,6 +16,7 @@ from cornerturn.engine.configs import (  # noqa: E402
     JOINED_MAX_ROWS,
     JOINED_MIN_ROWS,
     NARROW_MAX_ROW_BYTES,
+    SHIFTED_LONG_FROM_ROWS,
     InterleaveConfig,
     NarrowConfig,
     TileConfig,
@@ -25,6 +26,7 @@ from cornerturn.engine.configs import (  # noqa: E402
     interleave_ok,
     narrow_ok,
     natural_word,
+    outputs_shifted,
     skinny,
     unaligned_tiles,
     words_ok,
@@ -525,11 +527,12 @@ def _matrix(shape, size):
 
 
 @pytest.mark.parametrize("shape, size, kind, word", [
-    ((5, 700001), 1, InterleaveConfig, 4), ((31, 700001), 1, InterleaveConfig, 4), ((2, 2, 350001), 1, TileConfig, 1),
+    ((5, 700001), 1, InterleaveConfig, 4), ((31, 700001), 1, InterleaveConfig, 4),
+    ((2, 2, 350001), 1, InterleaveConfig, 4), ((3, 9, 700001), 1, InterleaveConfig, 4),
     ((5, 10, 200002), 1, InterleaveConfig, 4), ((3, 700001), 1, InterleaveConfig, 4),
     ((2, 1048579), 2, InterleaveConfig, 4),
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
-    ((2, 3, 350001), 1, TileConfig, 1), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
+    ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
     ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
@@ -540,13 +543,26 @@ def test_skinny_rules_choose_by_side(shape, size, kind, word):
         assert rule[1].out == "joined" and rule[1].name.endswith("-joined")
 
 
+@pytest.mark.parametrize("rows, block_cw", [(2, 512), (3, 512), (5, 128), (SHIFTED_LONG_FROM_ROWS - 1, 128),
+                                            (SHIFTED_LONG_FROM_ROWS + 1, 256), (31, 256)])
+def test_skinny_rule_of_outputs_shifted_into_place(rows, block_cw):
+    """Batches of byte matrices whose outputs start inside words are interleaved, their words shifted into place:
+    programs of 512 words a row up to 4 rows, 128 beyond, 256 from SHIFTED_LONG_FROM_ROWS rows on (a multiple of 4
+    rows starts every output at a whole word); outputs at whole words keep 128."""
+    shifted = _matrix((3, rows, 700001), 1)
+    assert outputs_shifted(shifted) and interleave_ok(shifted)
+    word, config, reason = skinny(shifted)
+    assert (word, config.block_cw) == (4, block_cw) and "shifted" in reason
+    whole = _matrix((3, rows, 700004), 1)
+    assert not outputs_shifted(whole) and skinny(whole)[1].block_cw == (512 if rows <= 4 else 128)
+    assert not outputs_shifted(_matrix((rows, 700001), 1))  # one matrix: its output starts at the array's start
+
+
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
-                                         ((3, 9, 700001), 1), ((192, 7287077), 1), ((300007, 40), 2),
-                                         ((9, 100003), 16)])
+                                         ((192, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16)])
 def test_skinny_rules_leave_the_rest(shape, size):
-    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, batches of 9 to 31 byte rows whose
-    outputs end inside words, byte rows of 192 to 255 bytes, 2-byte rows over 16 bytes, 16-byte elements with both
-    sides over 8: the heuristic's plan."""
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 192 to 255 bytes, 2-byte
+    rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
 
@@ -566,9 +582,9 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
 def test_interleave_rows(dtype, rows, rng, monkeypatch):
     """transpose_interleave: 2, 3 to 31 (bytes) or 4 rows, columns not a multiple of the words',
-    rows starting inside words, batches; programs of 16 words, so that most matrices take several; 64-bit offsets
-    on the first shape."""
-    for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (3, rows, 250), (rows, 1)):
+    rows starting inside words, batches (of bytes with 251 columns: outputs 1, 2 or 3 bytes into a word, shifted
+    into place); programs of 16 words, so that most matrices take several; 64-bit offsets on the first shape."""
+    for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (5, rows, 251), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
         if problem.kind != "transpose" or not interleave_ok(problem):

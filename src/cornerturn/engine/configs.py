@@ -166,10 +166,23 @@ INTERLEAVE_MAX_BYTE_ROWS = 31
 
 
 def interleave_ok(problem: Problem) -> bool:
-    """What transpose_interleave takes: a matrix that narrow_ok takes with 2 or 4 rows, or 3 to
-    INTERLEAVE_MAX_BYTE_ROWS rows of bytes."""
-    return narrow_ok(problem) and (problem.rows in (2, 4) or (
-        problem.itemsize == 1 and 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS))
+    """What transpose_interleave takes: a matrix that words_ok takes with 2 or 4 rows, or 3 to
+    INTERLEAVE_MAX_BYTE_ROWS rows of bytes; each matrix's output at a whole word (one matrix, or outputs of a whole
+    number of words), or, for bytes in one batch axis, anywhere (outputs_shifted)."""
+    rows_ok = problem.rows in (2, 4) or (problem.itemsize == 1 and 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS)
+    return words_ok(problem) and rows_ok and (not outputs_shifted(problem) or (
+        problem.itemsize == 1 and len(problem.batch) == 1))
+
+
+# batches whose outputs start inside words, of at least this many byte rows: programs of 256 words a row, 5-9 points
+# ahead of 128 on all six such matrices of 22-31 rows of a random seed, 11 behind on 17 rows (NVIDIA H200,
+# 2026-11-27, docs/engine.md, "Skinny matrices")
+SHIFTED_LONG_FROM_ROWS = 20
+
+
+def outputs_shifted(problem: Problem) -> bool:
+    """Whether matrices of the batch have outputs that start inside words (C-contiguous outputs)."""
+    return problem.batch_count > 1 and problem.rows * problem.cols * problem.itemsize % 4 != 0
 
 
 def narrow_ok(problem: Problem) -> bool:
@@ -311,8 +324,9 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
     rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
-    2 or 4 rows, or 3 to INTERLEAVE_MAX_BYTE_ROWS of bytes, each matrix's output at a whole word,
-    transpose_interleave (512 words of each row a program up to 4 rows, 128 beyond); other byte matrices of up to 8
+    2 or 4 rows, or 3 to INTERLEAVE_MAX_BYTE_ROWS of bytes (interleave_ok: in batches whose outputs start inside
+    words, bytes only, their words shifted into place), transpose_interleave (512 words of each row a program up to 4
+    rows, 128 beyond, 256 for shifted outputs of SHIFTED_LONG_FROM_ROWS rows or more); other byte matrices of up to 8
     rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words tiles of 64 rows with
     output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel
     with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
@@ -338,7 +352,10 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif interleave_ok(problem):
             config = InterleaveConfig(512, 4) if rows <= 4 else InterleaveConfig(128, 4)
-            found = 4, config, f"{rows} rows interleaved in registers"
+            if outputs_shifted(problem) and rows >= SHIFTED_LONG_FROM_ROWS:
+                config = InterleaveConfig(256, 4)
+            found = 4, config, f"{rows} rows interleaved in registers" + (
+                ", outputs shifted into place" if outputs_shifted(problem) else "")
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
         elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS:

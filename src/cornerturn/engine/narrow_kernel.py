@@ -12,7 +12,9 @@ transpose_interleave: output rows of R elements from 2 or 4 input rows of bytes 
 bytes: each lane reads one funnel-shifted word of every row, builds the R output words those hold with byte
 permutes in registers (from 5 rows on, each output word from the rows its four bytes come from: three permutes),
 and stores them (as one vector where R is 2 or 4; from 5 rows on the word-column's R words as one run, the lanes'
-runs end to end, which the compiler stores through shared memory).
+runs end to end, which the compiler stores through shared memory). In a batch of byte matrices whose outputs start
+inside words (SHIFT) each output word is funnel-shifted into place from that word and the one before; the words a
+matrix shares with its neighbours are written byte by byte.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _aligned, _group_words, _prmt, _row_words, _rows_of_groups, _words_of
+from .kernels import _aligned, _funnel_shift, _group_words, _prmt, _row_words, _rows_of_groups, _words_of
 
 
 @triton.jit
@@ -105,16 +107,78 @@ def _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R: tl.
     permutes (two rows a permute, then the two halves joined)."""
     rows = ()
     for r in tl.static_range(R):
-        rows = rows + (tl.reshape(_row_words(x_ptr, b, tl.arange(0, 1) + r, cw, R, cols, batch_stride, row_stride,
-                                             nbytes, 0, 4, IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW]),)
+        rows = rows + (_byte_row_word(x_ptr, b, r, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
+                                      IN_ALIGN, WIDE, ASM),)
     words = ()
     for j in tl.static_range(R):
-        # bytes 0 and 1 of the output word (from the first row, then the second: selector 4 + k), then 2 and 3
-        lo = _prmt(rows[(4 * j) % R], rows[(4 * j + 1) % R], ((4 * j) // R) | ((4 + (4 * j + 1) // R) << 4), ASM)
-        hi = _prmt(rows[(4 * j + 2) % R], rows[(4 * j + 3) % R], ((4 * j + 2) // R) | ((4 + (4 * j + 3) // R) << 4),
-                   ASM)
-        words = words + (_prmt(lo, hi, 0x5410, ASM),)
+        words = words + (_output_word(rows[(4 * j) % R], rows[(4 * j + 1) % R], rows[(4 * j + 2) % R],
+                                      rows[(4 * j + 3) % R], j, R, ASM),)
     return words
+
+
+@triton.jit
+def _byte_row_word(x_ptr, b, r: tl.constexpr, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr,
+                   BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr,
+                   ASM: tl.constexpr):
+    """Word-column cw ([BLOCK_CW]) of row r of matrix b (R rows of bytes)."""
+    return tl.reshape(_row_words(x_ptr, b, tl.arange(0, 1) + r, cw, R, cols, batch_stride, row_stride, nbytes, 0, 4,
+                                 IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW])
+
+
+@triton.jit
+def _output_word(w0, w1, w2, w3, J: tl.constexpr, R: tl.constexpr, ASM: tl.constexpr):
+    """Output word J of a word-column of R rows of bytes, from the words of the rows that its bytes 0 to 3 come from
+    (rows (4 J + i) % R): byte i is byte (4 J + i) // R of its row's word. Bytes 0 and 1 from the first two words
+    (the second's through selector 4 + k), then 2 and 3, then the two halves joined."""
+    lo = _prmt(w0, w1, ((4 * J) // R) | ((4 + (4 * J + 1) // R) << 4), ASM)
+    hi = _prmt(w2, w3, ((4 * J + 2) // R) | ((4 + (4 * J + 3) // R) << 4), ASM)
+    return _prmt(lo, hi, 0x5410, ASM)
+
+
+@triton.jit
+def _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes,
+                   R: tl.constexpr, RP: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
+                   IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+    """Stores the output words `built` (R [BLOCK_CW] tensors: word-column cw's words, as if matrix b's output
+    started at a whole word) where that output starts `o` bytes into a word: the output word that starts at the
+    matrix's byte 4 v - o is funnel-shifted from words v - 1 and v (for v = 0 of a word-column, v - 1 is the
+    previous word-column's last word, built again from the four words it holds). Whole words are stored as words;
+    the first and the last, which the matrix shares with its neighbours, byte by byte."""
+    start = b * span_bytes
+    o = start % 4
+    base = start // 4  # the output word that holds the matrix's first byte
+    before = tl.maximum(cw - 1, 0)  # the previous word-column (for cw 0 its bytes are the previous matrix's)
+    last = _output_word(
+        _byte_row_word(x_ptr, b, (4 * R - 4) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
+                       IN_WORDS, IN_ALIGN, WIDE, ASM),
+        _byte_row_word(x_ptr, b, (4 * R - 3) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
+                       IN_WORDS, IN_ALIGN, WIDE, ASM),
+        _byte_row_word(x_ptr, b, (4 * R - 2) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
+                       IN_WORDS, IN_ALIGN, WIDE, ASM),
+        _byte_row_word(x_ptr, b, (4 * R - 1) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
+                       IN_WORDS, IN_ALIGN, WIDE, ASM),
+        R - 1, R, ASM)
+    up = (4 - o).to(tl.uint32) % 4  # the shift, in bytes, of the word before: its high o bytes come first
+    shifted = ()
+    previous = last
+    for j in tl.static_range(R):
+        shifted = shifted + (tl.where(o > 0, _funnel_shift(previous, built[j], up, ASM), built[j]),)
+        previous = built[j]
+    words = _stacked(shifted, R, RP)
+    k = tl.arange(0, RP)
+    v = cw[:, None] * R + k[None, :]  # the matrix's output words, counted from the one that holds its first byte
+    at = base + v
+    ends = (span_bytes + o) // 4  # the words before this one lie wholly in the matrix's output
+    tl.store(out_ptr + at, words, mask=(v >= (o + 3) // 4) & (v < ends) & (k < R)[None, :])
+    holds = (ends // R) // BLOCK_CW  # the program that holds the matrix's partial last word (if it has one)
+    if ((t == 0) & (o > 0)) | (t == holds):
+        items = _words_of(out_ptr, 1)
+        inside = 4 * v - o  # the matrix's byte that each word starts at
+        edge = ((v == 0) & (o > 0)) | (v == ends)
+        for i in tl.static_range(4):
+            byte = ((words.to(tl.uint32, bitcast=True) >> (8 * i)) & 0xFF).to(tl.uint8)
+            tl.store(items + at * 4 + i, byte, mask=edge & (inside + i >= 0) & (inside + i < span_bytes)
+                     & (k < R)[None, :])
 
 
 @triton.jit
@@ -150,12 +214,14 @@ def _stacked(words, R: tl.constexpr, N: tl.constexpr):
 def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, span_bytes, nbytes,
                          R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
                          IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-                         R_POW2: tl.constexpr = 1):
-    """Matrices of R x `cols` elements of E bytes (R of 2 to 4, or 5 to 31 of bytes with R_POW2 the power of two
+                         R_POW2: tl.constexpr = 1, SHIFT: tl.constexpr = False):
+    """Matrices of R x `cols` elements of E bytes (R of 2 to 4, or 3 to 31 of bytes with R_POW2 the power of two
     at least R; R PACK elements make R output words), rows `row_stride` bytes apart, matrices `batch_stride`, into
-    a C-contiguous output of `span_bytes` a matrix (one matrix, or a whole number of words each); `tiles` programs a
-    matrix, BLOCK_CW words of each row apiece. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes`
-    readable bytes from x_ptr."""
+    a C-contiguous output of `span_bytes` a matrix; `tiles` programs a matrix, BLOCK_CW words of each row apiece.
+    Without SHIFT each matrix's output starts at a whole word (one matrix, or a whole number of words each); with
+    SHIFT (bytes) a matrix's output may start 1 to 3 bytes into a word: its words are shifted into place, each
+    from two of them, and the words it shares with its neighbours are written byte by byte. x_ptr and out_ptr are
+    4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
     PACK: tl.constexpr = 4 // E
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
@@ -163,25 +229,32 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     b = pid // tiles
     t = pid - b * tiles
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
-    whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
-    if R > 4:  # 5 to 31 rows of bytes: each output word from the rows its bytes come from
+    if SHIFT:  # bytes; the matrix's output starts `o` bytes into a word
         RP: tl.constexpr = R_POW2
         built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
                                 IN_ALIGN, WIDE, ASM)
-        words = _stacked(built, R, RP)
+        _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes, R,
+                       RP, BLOCK_CW, IN_WORDS, IN_ALIGN, WIDE, ASM)
     else:
-        RP: tl.constexpr = 4 if R == 3 else R
-        v = _row_words(x_ptr, b, tl.arange(0, RP), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
-                       IN_ALIGN, WIDE, ASM)
-        words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
-    k = tl.arange(0, RP)
-    at = b * _aligned(span_bytes // 4, OUT_ALIGN) + cw[:, None] * R + k[None, :]
-    tl.store(out_ptr + at, words, mask=(cw < whole)[:, None] & (k < R)[None, :])
-    if t == tiles - 1:  # the last program: the words of a partial last word-column, then the bytes, one by one
-        inside = (cw[:, None] * R + k[None, :]) * 4
-        tl.store(out_ptr + at, words, mask=(cw >= whole)[:, None] & (inside + 4 <= span_bytes) & (k < R)[None, :])
-        items = _words_of(out_ptr, 1)
-        for i in tl.static_range(3):
-            byte = ((words >> (8 * i)) & 0xFF).to(tl.uint8)
-            tl.store(items + at * 4 + i, byte, mask=(inside < span_bytes) & (inside + 4 > span_bytes)
-                     & (inside + i < span_bytes) & (k < R)[None, :])
+        if R > 4:  # 5 to 31 rows of bytes: each output word from the rows its bytes come from
+            RP: tl.constexpr = R_POW2
+            built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
+                                    IN_ALIGN, WIDE, ASM)
+            words = _stacked(built, R, RP)
+        else:
+            RP: tl.constexpr = 4 if R == 3 else R
+            v = _row_words(x_ptr, b, tl.arange(0, RP), cw, R, cols, batch_stride, row_stride, nbytes, 0, PACK, IN_WORDS,
+                           IN_ALIGN, WIDE, ASM)
+            words = _interleaved(v, R, E, BLOCK_CW, ASM).to(tl.int32, bitcast=True)
+        k = tl.arange(0, RP)
+        whole = span_bytes // (4 * R)  # word-columns whose R output words all lie in the matrix's output
+        at = b * _aligned(span_bytes // 4, OUT_ALIGN) + cw[:, None] * R + k[None, :]
+        tl.store(out_ptr + at, words, mask=(cw < whole)[:, None] & (k < R)[None, :])
+        if t == tiles - 1:  # the last program: the words of a partial last word-column, then the bytes, one by one
+            inside = (cw[:, None] * R + k[None, :]) * 4
+            tl.store(out_ptr + at, words, mask=(cw >= whole)[:, None] & (inside + 4 <= span_bytes) & (k < R)[None, :])
+            items = _words_of(out_ptr, 1)
+            for i in tl.static_range(3):
+                byte = ((words >> (8 * i)) & 0xFF).to(tl.uint8)
+                tl.store(items + at * 4 + i, byte, mask=(inside < span_bytes) & (inside + 4 > span_bytes)
+                         & (inside + i < span_bytes) & (k < R)[None, :])

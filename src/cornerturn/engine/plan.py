@@ -20,6 +20,7 @@ from .configs import (
     interleave_ok,
     narrow_ok,
     narrow_tile,
+    outputs_shifted,
 )
 from .launch import Launch, inline_asm
 
@@ -172,15 +173,18 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
                                                 interleave_ok(problem), "InterleaveConfig: transpose_interleave takes "
                                                 "2 or 4 rows of 1- or 2-byte elements, or 3 to 31 of bytes, in 32-bit "
-                                                "words, C-contiguous, each matrix's output at a whole word "
-                                                "(engine.configs.interleave_ok)")
+                                                "words, C-contiguous, each matrix's output at a whole word but for "
+                                                "bytes in one batch axis (engine.configs.interleave_ok)")
         tiles = math.ceil(math.ceil(problem.cols * problem.itemsize / 4) / config.block_cw)
         wide = max(nbytes, inner * span) + 8 * config.block_cw >= WIDE_FROM or inner * tiles >= WIDE_FROM
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
+        shift = outputs_shifted(problem)
+        if shift:
+            shared["OUT_ALIGN"] = 1
         return Launch(narrow_kernel.transpose_interleave, inner * tiles,
                       (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
                       {"R": problem.rows, "R_POW2": _pow2_at_least(problem.rows), "BLOCK_CW": config.block_cw,
-                       "IN_WORDS": in_words,
+                       "SHIFT": shift, "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
     if isinstance(config, PairsConfig):
