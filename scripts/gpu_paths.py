@@ -86,8 +86,8 @@ for dtype in (torch.int8, torch.float16):
 
 # transpose_narrow: output rows of 2 to 64 bytes built as whole words, programs of 64 and 1,024 words (a partial last
 # one, words and bytes past the last vector one by one), batches of whole-word outputs, rows funnel-shifted, 64-bit
-# offsets; transpose_interleave on 2 to 31 rows the same way, and on batches whose outputs start inside words (words
-# shifted into place, the shared ones byte by byte); nothing past the output written
+# offsets; transpose_interleave on 2 to 31 rows (of bytes and 2-byte elements) the same way, and on batches whose
+# outputs start inside words (words shifted into place, the shared ones byte by byte); nothing past the output written
 from cornerturn.engine.configs import InterleaveConfig, NarrowConfig, interleave_ok, narrow_ok  # noqa: E402
 
 for dtype, shape in ((torch.int8, (3, 7001)), (torch.int8, (5, 4097)), (torch.int8, (2, 4, 1001)),
@@ -95,7 +95,8 @@ for dtype, shape in ((torch.int8, (3, 7001)), (torch.int8, (5, 4097)), (torch.in
                      (torch.int8, (2, 7001)), (torch.int8, (4, 4097)), (torch.float16, (4, 3001)),
                      (torch.float16, (3, 2, 1501)), (torch.int8, (9, 4099)), (torch.int8, (31, 2003)),
                      (torch.int8, (2, 12, 1001)), (torch.int8, (5, 3, 1001)), (torch.int8, (6, 2, 1001)),
-                     (torch.int8, (4, 9, 1003)), (torch.int8, (3, 31, 2001))):
+                     (torch.int8, (4, 9, 1003)), (torch.int8, (3, 31, 2001)), (torch.float16, (5, 3, 1001)),
+                     (torch.float16, (9, 2001)), (torch.float16, (4, 9, 1001)), (torch.float16, (2, 6, 1001))):
     x = torch.randint(-128, 127, (*shape[:-1], shape[-1] * (2 if dtype == torch.float16 else 1)), dtype=torch.int8,
                       device="cuda").view(dtype)
     size = x.element_size()

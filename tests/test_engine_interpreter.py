@@ -13,6 +13,7 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
+    INTERLEAVE_MAX_HALF_ROWS,
     JOINED_MAX_ROWS,
     JOINED_MIN_ROWS,
     NARROW_MAX_ROW_BYTES,
@@ -531,7 +532,9 @@ def _matrix(shape, size):
     ((2, 2, 350001), 1, InterleaveConfig, 4), ((3, 9, 700001), 1, InterleaveConfig, 4),
     ((5, 10, 200002), 1, InterleaveConfig, 4), ((3, 700001), 1, InterleaveConfig, 4),
     ((2, 1048579), 2, InterleaveConfig, 4),
-    ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, TileConfig, 2),
+    ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, InterleaveConfig, 4), ((6, 300007), 2, InterleaveConfig, 4),
+    ((INTERLEAVE_MAX_HALF_ROWS + 3, 300007), 2, TileConfig, 2), ((3, 23, 300007), 2, TileConfig, 2),
+    ((3, 13, 300007), 2, InterleaveConfig, 4),
     ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
     ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4)])
@@ -559,10 +562,12 @@ def test_skinny_rule_of_outputs_shifted_into_place(rows, block_cw):
 
 
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
-                                         ((192, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16)])
+                                         ((192, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16),
+                                         ((INTERLEAVE_MAX_HALF_ROWS + 2, 300007), 2)])
 def test_skinny_rules_leave_the_rest(shape, size):
     """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 192 to 255 bytes, 2-byte
-    rows over 16 bytes, 16-byte elements with both sides over 8: the heuristic's plan."""
+    rows over 16 bytes, 16-byte elements with both sides over 8, an even number of 2-byte rows over
+    INTERLEAVE_MAX_HALF_ROWS: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
 
@@ -577,13 +582,14 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
 
 
 @pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 3), (np.uint8, 4), (np.float16, 2), (np.float16, 4),
-                                         (np.uint8, 5), (np.uint8, 9),
+                                         (np.uint8, 5), (np.uint8, 9), (np.float16, 3),
+                                         pytest.param(np.float16, 9, marks=pytest.mark.full),
                                          pytest.param(np.uint8, 31, marks=pytest.mark.full)],
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
 def test_interleave_rows(dtype, rows, rng, monkeypatch):
-    """transpose_interleave: 2, 3 to 31 (bytes) or 4 rows, columns not a multiple of the words',
-    rows starting inside words, batches (of bytes with 251 columns: outputs 1, 2 or 3 bytes into a word, shifted
-    into place); programs of 16 words, so that most matrices take several; 64-bit offsets on the first shape."""
+    """transpose_interleave: 2 to 31 rows of bytes or 2-byte elements, columns not a multiple of the words',
+    rows starting inside words, batches (with 251 columns: outputs 1, 2 or 3 bytes into a word, shifted into place);
+    programs of 16 words, so that most matrices take several; 64-bit offsets on the first shape."""
     for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (5, rows, 251), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)

@@ -166,13 +166,17 @@ INTERLEAVE_MAX_BYTE_ROWS = 31
 
 
 def interleave_ok(problem: Problem) -> bool:
-    """What transpose_interleave takes: a matrix that words_ok takes with 2 or 4 rows, or 3 to
-    INTERLEAVE_MAX_BYTE_ROWS rows of bytes; each matrix's output at a whole word (one matrix, or outputs of a whole
-    number of words), or, for bytes in one batch axis, anywhere (outputs_shifted)."""
-    rows_ok = problem.rows in (2, 4) or (problem.itemsize == 1 and 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS)
-    return words_ok(problem) and rows_ok and (not outputs_shifted(problem) or (
-        problem.itemsize == 1 and len(problem.batch) == 1))
+    """What transpose_interleave takes: a matrix that words_ok takes (1- and 2-byte elements) with 2 to
+    INTERLEAVE_MAX_BYTE_ROWS rows; each matrix's output at a whole word (one matrix, or outputs of a whole number of
+    words), or, in one batch axis, anywhere (outputs_shifted)."""
+    rows_ok = problem.rows in (2, 4) or 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS
+    return words_ok(problem) and rows_ok and (not outputs_shifted(problem) or len(problem.batch) == 1)
 
+
+# the skinny rule interleaves 2-byte matrices of up to this many rows: on 24 random ones of 3-31 rows, programs of 128
+# words a row ran 1.05x-1.98x the plans before up to 28 rows (but shifted outputs of 23 rows, 0.89x), level at 30 and
+# 0.97x at 31 (NVIDIA H200, 2026-11-27, docs/engine.md, "Skinny matrices")
+INTERLEAVE_MAX_HALF_ROWS = 28
 
 # batches whose outputs start inside words, of at least this many byte rows: programs of 256 words a row, 5-9 points
 # ahead of 128 on all six such matrices of 22-31 rows of a random seed, 11 behind on 17 rows (NVIDIA H200,
@@ -323,11 +327,12 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
     PAIRS_MIN_SIDE (element tiles of 8 KiB); None elsewhere, or where `word` was fixed to another word than the
-    rule's. Few rows: 2-byte elements in an odd number of rows up to 31, element tiles of every row x 8192 / rows;
-    2 or 4 rows, or 3 to INTERLEAVE_MAX_BYTE_ROWS of bytes (interleave_ok: in batches whose outputs start inside
-    words, bytes only, their words shifted into place), transpose_interleave (512 words of each row a program up to 4
-    rows, 128 beyond, 256 for shifted outputs of SHIFTED_LONG_FROM_ROWS rows or more); other byte matrices of up to 8
-    rows, element tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words tiles of 64 rows with
+    rule's. Few rows: 2 to INTERLEAVE_MAX_BYTE_ROWS rows of bytes or INTERLEAVE_MAX_HALF_ROWS of 2-byte elements
+    (interleave_ok; in batches whose outputs start inside words too, their words shifted into place, but for 2-byte
+    ones of SHIFTED_LONG_FROM_ROWS rows or more), transpose_interleave (512 words of each row a program up to 4 rows,
+    128 beyond, 256 for shifted byte outputs of SHIFTED_LONG_FROM_ROWS rows or more); other 2-byte elements in an odd
+    number of rows up to 31, element tiles of every row x 8192 / rows; other byte matrices of up to 8 rows, element
+    tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words tiles of 64 rows with
     output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel
     with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
     (transpose_narrow, once the rule for output rows of 2 to 8 bytes, is left to autotuning: every such matrix
@@ -348,14 +353,15 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         return None
     elif rows <= cols:
         span = _pow2_at_least(rows)
-        if size == 2 and rows % 2 and rows <= 31:
-            found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
-        elif interleave_ok(problem):
+        if interleave_ok(problem) and (size == 1 or rows <= INTERLEAVE_MAX_HALF_ROWS and not (
+                outputs_shifted(problem) and rows >= SHIFTED_LONG_FROM_ROWS)):
             config = InterleaveConfig(512, 4) if rows <= 4 else InterleaveConfig(128, 4)
             if outputs_shifted(problem) and rows >= SHIFTED_LONG_FROM_ROWS:
                 config = InterleaveConfig(256, 4)
             found = 4, config, f"{rows} rows interleaved in registers" + (
                 ", outputs shifted into place" if outputs_shifted(problem) else "")
+        elif size == 2 and rows % 2 and rows <= 31:
+            found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
         elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS:

@@ -100,64 +100,71 @@ def _interleaved(v, R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, AS
 
 
 @triton.jit
-def _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr, BLOCK_CW: tl.constexpr,
-                    IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
-    """The R output words that word-column cw of R rows of bytes holds (a tuple of [BLOCK_CW] tensors): each row's
-    word read alone and kept; output word j's byte i is byte (4 j + i) // R of row (4 j + i) % R, placed by byte
-    permutes (two rows a permute, then the two halves joined)."""
+def _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr, E: tl.constexpr,
+                    BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr,
+                    ASM: tl.constexpr):
+    """The R output words that word-column cw of R rows of E-byte elements holds (a tuple of [BLOCK_CW] tensors):
+    each row's word read alone and kept; each output word built from the rows its elements come from
+    (_output_word)."""
     rows = ()
     for r in tl.static_range(R):
-        rows = rows + (_byte_row_word(x_ptr, b, r, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
-                                      IN_ALIGN, WIDE, ASM),)
+        rows = rows + (_row_word(x_ptr, b, r, cw, cols, batch_stride, row_stride, nbytes, R, E, BLOCK_CW, IN_WORDS,
+                                 IN_ALIGN, WIDE, ASM),)
     words = ()
     for j in tl.static_range(R):
-        words = words + (_output_word(rows[(4 * j) % R], rows[(4 * j + 1) % R], rows[(4 * j + 2) % R],
-                                      rows[(4 * j + 3) % R], j, R, ASM),)
+        words = words + (_output_word(rows, j, R, E, ASM),)
     return words
 
 
 @triton.jit
-def _byte_row_word(x_ptr, b, r: tl.constexpr, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr,
-                   BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr,
-                   ASM: tl.constexpr):
-    """Word-column cw ([BLOCK_CW]) of row r of matrix b (R rows of bytes)."""
-    return tl.reshape(_row_words(x_ptr, b, tl.arange(0, 1) + r, cw, R, cols, batch_stride, row_stride, nbytes, 0, 4,
-                                 IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW])
+def _row_word(x_ptr, b, r: tl.constexpr, cw, cols, batch_stride, row_stride, nbytes, R: tl.constexpr, E: tl.constexpr,
+              BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr, IN_ALIGN: tl.constexpr, WIDE: tl.constexpr,
+              ASM: tl.constexpr):
+    """Word-column cw ([BLOCK_CW]) of row r of matrix b (R rows of E-byte elements)."""
+    return tl.reshape(_row_words(x_ptr, b, tl.arange(0, 1) + r, cw, R, cols, batch_stride, row_stride, nbytes, 0,
+                                 4 // E, IN_WORDS, IN_ALIGN, WIDE, ASM), [BLOCK_CW])
 
 
 @triton.jit
-def _output_word(w0, w1, w2, w3, J: tl.constexpr, R: tl.constexpr, ASM: tl.constexpr):
-    """Output word J of a word-column of R rows of bytes, from the words of the rows that its bytes 0 to 3 come from
-    (rows (4 J + i) % R): byte i is byte (4 J + i) // R of its row's word. Bytes 0 and 1 from the first two words
-    (the second's through selector 4 + k), then 2 and 3, then the two halves joined."""
-    lo = _prmt(w0, w1, ((4 * J) // R) | ((4 + (4 * J + 1) // R) << 4), ASM)
-    hi = _prmt(w2, w3, ((4 * J + 2) // R) | ((4 + (4 * J + 3) // R) << 4), ASM)
-    return _prmt(lo, hi, 0x5410, ASM)
+def _output_word(rows, J: tl.constexpr, R: tl.constexpr, E: tl.constexpr, ASM: tl.constexpr):
+    """Output word J of a word-column of R rows (`rows`, each row's word; only those this word reads need be real):
+    its element i (of 4 / E) is element (4 J / E + i) // R of row (4 J / E + i) % R. Bytes: 0 and 1 from their two
+    rows (the second's through selector 4 + k), then 2 and 3, then the two halves joined; 2-byte elements: one
+    permute of their two rows."""
+    if E == 1:
+        lo = _prmt(rows[(4 * J) % R], rows[(4 * J + 1) % R], ((4 * J) // R) | ((4 + (4 * J + 1) // R) << 4), ASM)
+        hi = _prmt(rows[(4 * J + 2) % R], rows[(4 * J + 3) % R], ((4 * J + 2) // R) | ((4 + (4 * J + 3) // R) << 4),
+                   ASM)
+        word = _prmt(lo, hi, 0x5410, ASM)
+    else:
+        h0: tl.constexpr = (2 * J) // R  # the half of its row that each element is
+        h1: tl.constexpr = (2 * J + 1) // R
+        word = _prmt(rows[(2 * J) % R], rows[(2 * J + 1) % R],
+                     (2 * h0) | ((2 * h0 + 1) << 4) | ((4 + 2 * h1) << 8) | ((5 + 2 * h1) << 12), ASM)
+    return word
 
 
 @triton.jit
 def _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes,
-                   R: tl.constexpr, RP: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
+                   R: tl.constexpr, E: tl.constexpr, RP: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
                    IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
     """Stores the output words `built` (R [BLOCK_CW] tensors: word-column cw's words, as if matrix b's output
     started at a whole word) where that output starts `o` bytes into a word: the output word that starts at the
     matrix's byte 4 v - o is funnel-shifted from words v - 1 and v (for v = 0 of a word-column, v - 1 is the
-    previous word-column's last word, built again from the four words it holds). Whole words are stored as words;
+    previous word-column's last word, built again from the row words it reads). Whole words are stored as words;
     the first and the last, which the matrix shares with its neighbours, byte by byte."""
     start = b * span_bytes
     o = start % 4
     base = start // 4  # the output word that holds the matrix's first byte
     before = tl.maximum(cw - 1, 0)  # the previous word-column (for cw 0 its bytes are the previous matrix's)
-    last = _output_word(
-        _byte_row_word(x_ptr, b, (4 * R - 4) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
-                       IN_WORDS, IN_ALIGN, WIDE, ASM),
-        _byte_row_word(x_ptr, b, (4 * R - 3) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
-                       IN_WORDS, IN_ALIGN, WIDE, ASM),
-        _byte_row_word(x_ptr, b, (4 * R - 2) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
-                       IN_WORDS, IN_ALIGN, WIDE, ASM),
-        _byte_row_word(x_ptr, b, (4 * R - 1) % R, before, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW,
-                       IN_WORDS, IN_ALIGN, WIDE, ASM),
-        R - 1, R, ASM)
+    held = ()  # its rows' words, those that its last output word reads (rows R - 4 / E on, all of them if fewer)
+    for r in tl.static_range(R):
+        if r >= R - 4 // E:
+            held = held + (_row_word(x_ptr, b, r, before, cols, batch_stride, row_stride, nbytes, R, E, BLOCK_CW,
+                                     IN_WORDS, IN_ALIGN, WIDE, ASM),)
+        else:
+            held = held + (built[0],)
+    last = _output_word(held, R - 1, R, E, ASM)
     up = (4 - o).to(tl.uint32) % 4  # the shift, in bytes, of the word before: its high o bytes come first
     shifted = ()
     previous = last
@@ -231,14 +238,14 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
     if SHIFT:  # bytes; the matrix's output starts `o` bytes into a word
         RP: tl.constexpr = R_POW2
-        built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
+        built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, E, BLOCK_CW, IN_WORDS,
                                 IN_ALIGN, WIDE, ASM)
-        _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes, R,
+        _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes, R, E,
                        RP, BLOCK_CW, IN_WORDS, IN_ALIGN, WIDE, ASM)
     else:
-        if R > 4:  # 5 to 31 rows of bytes: each output word from the rows its bytes come from
+        if R > 4 or (R == 3 and E == 2):  # each output word from the rows its elements come from
             RP: tl.constexpr = R_POW2
-            built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, BLOCK_CW, IN_WORDS,
+            built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, E, BLOCK_CW, IN_WORDS,
                                     IN_ALIGN, WIDE, ASM)
             words = _stacked(built, R, RP)
         else:
