@@ -8,9 +8,10 @@ kernel does; then each output word's PACK elements are gathered from that tile (
 by shifts. Loads are whole words along the input rows, stores 16-byte vectors along the output; no element is
 written alone but the last words and bytes of each matrix's output (its last program).
 
-transpose_interleave: output rows of R elements from 2 or 4 input rows of bytes or 2-byte elements, or 3 to 31 of
-bytes: each lane reads one funnel-shifted word of every row, builds the R output words those hold with byte
-permutes in registers (from 5 rows on, each output word from the rows its four bytes come from: three permutes),
+transpose_interleave: output rows of R elements from 2 to 31 input rows of bytes or 2-byte elements: each lane reads
+one funnel-shifted word of every row, builds the R output words those hold with byte permutes in registers (from 5
+rows on, and for 3 rows of 2-byte elements, each output word from the rows its elements come from: three permutes
+for bytes, one for 2-byte elements),
 and stores them (as one vector where R is 2 or 4; from 5 rows on the word-column's R words as one run, the lanes'
 runs end to end, which the compiler stores through shared memory). In a batch of byte matrices whose outputs start
 inside words (SHIFT) each output word is funnel-shifted into place from that word and the one before; the words a
@@ -222,11 +223,11 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
                          R: tl.constexpr, E: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
                          IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
                          R_POW2: tl.constexpr = 1, SHIFT: tl.constexpr = False):
-    """Matrices of R x `cols` elements of E bytes (R of 2 to 4, or 3 to 31 of bytes with R_POW2 the power of two
-    at least R; R PACK elements make R output words), rows `row_stride` bytes apart, matrices `batch_stride`, into
+    """Matrices of R x `cols` elements of E bytes (R of 2 to 31, R_POW2 the power of two at least R; R PACK elements
+    make R output words), rows `row_stride` bytes apart, matrices `batch_stride`, into
     a C-contiguous output of `span_bytes` a matrix; `tiles` programs a matrix, BLOCK_CW words of each row apiece.
     Without SHIFT each matrix's output starts at a whole word (one matrix, or a whole number of words each); with
-    SHIFT (bytes) a matrix's output may start 1 to 3 bytes into a word: its words are shifted into place, each
+    SHIFT a matrix's output may start 1 to 3 bytes into a word: its words are shifted into place, each
     from two of them, and the words it shares with its neighbours are written byte by byte. x_ptr and out_ptr are
     4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
     PACK: tl.constexpr = 4 // E

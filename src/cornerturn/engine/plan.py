@@ -172,9 +172,9 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     if isinstance(config, InterleaveConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
                                                 interleave_ok(problem), "InterleaveConfig: transpose_interleave takes "
-                                                "2 or 4 rows of 1- or 2-byte elements, or 3 to 31 of bytes, in 32-bit "
-                                                "words, C-contiguous, each matrix's output at a whole word but for "
-                                                "bytes in one batch axis (engine.configs.interleave_ok)")
+                                                "2 to 31 rows of 1- or 2-byte elements in 32-bit words, C-contiguous, "
+                                                "each matrix's output at a whole word but in one batch axis "
+                                                "(engine.configs.interleave_ok)")
         tiles = math.ceil(math.ceil(problem.cols * problem.itemsize / 4) / config.block_cw)
         wide = max(nbytes, inner * span) + 8 * config.block_cw >= WIDE_FROM or inner * tiles >= WIDE_FROM
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
