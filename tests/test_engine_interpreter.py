@@ -589,7 +589,7 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
 def test_interleave_rows(dtype, rows, rng, monkeypatch):
     """transpose_interleave: 2 to 31 rows of bytes or 2-byte elements, columns not a multiple of the words',
     rows starting inside words, batches (with 251 columns: outputs 1, 2 or 3 bytes into a word, shifted into place);
-    programs of 16 words, so that most matrices take several; 64-bit offsets on the first shape."""
+    programs of 16 words, so that most matrices take several; 64-bit offsets on one matrix and on a batch."""
     for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (5, rows, 251), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
@@ -597,11 +597,14 @@ def test_interleave_rows(dtype, rows, rng, monkeypatch):
             continue
         for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4)):
             assert_bits_equal(run_engine(base, x, config, 4), reference(x))
-    base, x = make((rows, 301), dtype, rng)
     monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
-    assert engine_plan.build(canonical(x.shape, x.strides, x.itemsize), 4, InterleaveConfig(16, 2)).pieces[0][2] \
-        .constexprs["WIDE"]
-    assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))
+    for shape in ((rows, 301), (5, rows, 251)):  # one matrix; a batch, outputs shifted into place where they start
+        base, x = make(shape, dtype, rng)        # inside words
+        problem = canonical(x.shape, x.strides, x.itemsize)
+        if not interleave_ok(problem):
+            continue
+        assert engine_plan.build(problem, 4, InterleaveConfig(16, 2)).pieces[0][2].constexprs["WIDE"]
+        assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))
     monkeypatch.undo()
 
     base, x = make((rows + 1, 1003), dtype, rng)

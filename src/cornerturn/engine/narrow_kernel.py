@@ -13,9 +13,9 @@ one funnel-shifted word of every row, builds the R output words those hold with 
 rows on, and for 3 rows of 2-byte elements, each output word from the rows its elements come from: three permutes
 for bytes, one for 2-byte elements),
 and stores them (as one vector where R is 2 or 4; from 5 rows on the word-column's R words as one run, the lanes'
-runs end to end, which the compiler stores through shared memory). In a batch of byte matrices whose outputs start
-inside words (SHIFT) each output word is funnel-shifted into place from that word and the one before; the words a
-matrix shares with its neighbours are written byte by byte.
+runs end to end, which the compiler stores through shared memory). In a batch whose matrices' outputs start inside
+words (SHIFT) each output word is funnel-shifted into place from that word and the one before; the words a matrix
+shares with its neighbours are written byte by byte.
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def transpose_interleave(x_ptr, out_ptr, cols, batch_stride, row_stride, tiles, 
     b = pid // tiles
     t = pid - b * tiles
     cw = t * BLOCK_CW + tl.arange(0, BLOCK_CW)  # word-columns: PACK columns of every row, R output words
-    if SHIFT:  # bytes; the matrix's output starts `o` bytes into a word
+    if SHIFT:  # the matrix's output starts 1 to 3 bytes into a word (configs.outputs_shifted)
         RP: tl.constexpr = R_POW2
         built = _gathered_words(x_ptr, b, cw, cols, batch_stride, row_stride, nbytes, R, E, BLOCK_CW, IN_WORDS,
                                 IN_ALIGN, WIDE, ASM)
