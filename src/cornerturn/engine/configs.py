@@ -159,7 +159,8 @@ class InterleaveConfig:
         return f"interleave{self.block_cw}-w{self.num_warps}"
 
 
-# transpose_interleave takes byte matrices of up to this many rows; the skinny rule gives those of 5 or more programs
+# transpose_interleave takes matrices of up to this many rows (of bytes, and since 2026-11-27 of 2-byte elements; 32
+# rows or more would spill); the skinny rule gives byte ones of 5 or more programs
 # of 128 words a row, 4 warps: 95% of the copy in geometric mean over 30 random matrices of 5-31 rows (83-107%),
 # 1.81x the plans before (1.09x-2.88x; NVIDIA H200, 2026-11-27, docs/engine.md, "Skinny matrices")
 INTERLEAVE_MAX_BYTE_ROWS = 31
@@ -169,8 +170,8 @@ def interleave_ok(problem: Problem) -> bool:
     """What transpose_interleave takes: a matrix that words_ok takes (1- and 2-byte elements) with 2 to
     INTERLEAVE_MAX_BYTE_ROWS rows; each matrix's output at a whole word (one matrix, or outputs of a whole number of
     words), or, in one batch axis, anywhere (outputs_shifted)."""
-    rows_ok = problem.rows in (2, 4) or 3 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS
-    return words_ok(problem) and rows_ok and (not outputs_shifted(problem) or len(problem.batch) == 1)
+    return words_ok(problem) and 2 <= problem.rows <= INTERLEAVE_MAX_BYTE_ROWS and (
+        not outputs_shifted(problem) or len(problem.batch) == 1)
 
 
 # the skinny rule interleaves 2-byte matrices of up to this many rows: on 24 random ones of 3-31 rows, programs of 128
@@ -353,13 +354,12 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
         return None
     elif rows <= cols:
         span = _pow2_at_least(rows)
-        if interleave_ok(problem) and (size == 1 or rows <= INTERLEAVE_MAX_HALF_ROWS and not (
-                outputs_shifted(problem) and rows >= SHIFTED_LONG_FROM_ROWS)):
-            config = InterleaveConfig(512, 4) if rows <= 4 else InterleaveConfig(128, 4)
-            if outputs_shifted(problem) and rows >= SHIFTED_LONG_FROM_ROWS:
-                config = InterleaveConfig(256, 4)
+        shifted = outputs_shifted(problem)
+        long_shifted = shifted and rows >= SHIFTED_LONG_FROM_ROWS
+        if interleave_ok(problem) and (size == 1 or (rows <= INTERLEAVE_MAX_HALF_ROWS and not long_shifted)):
+            config = InterleaveConfig(256 if long_shifted else 512 if rows <= 4 else 128, 4)
             found = 4, config, f"{rows} rows interleaved in registers" + (
-                ", outputs shifted into place" if outputs_shifted(problem) else "")
+                ", outputs shifted into place" if shifted else "")
         elif size == 2 and rows % 2 and rows <= 31:
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif size == 1 and rows <= 8:

@@ -88,9 +88,10 @@ def _whole_word_rows(problem: Problem, word: int, out_row_stride: int, offsets: 
     if word != 4 or out_row_stride != problem.rows * problem.itemsize or offsets != (0, 0) or not takes:
         raise ValueError(refusal)
     span = problem.rows * problem.cols * problem.itemsize
+    # matrices' outputs a whole number of words apart (none where they start inside words: outputs_shifted)
+    out_align = 4 if inner == 1 else 1 if outputs_shifted(problem) else alignment(span // 4)
     return span, _input_bytes(problem, inner, inner_stride), {
-        "E": problem.itemsize, "OUT_ALIGN": alignment(span // 4) if inner > 1 else 4,
-        "ASM": inline_asm()}
+        "E": problem.itemsize, "OUT_ALIGN": out_align, "ASM": inline_asm()}
 
 
 def _launch(problem: Problem, config: Config, word: int, inner: int, inner_stride: int,
@@ -178,13 +179,10 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         tiles = math.ceil(math.ceil(problem.cols * problem.itemsize / 4) / config.block_cw)
         wide = max(nbytes, inner * span) + 8 * config.block_cw >= WIDE_FROM or inner * tiles >= WIDE_FROM
         in_words = inner_stride % 4 == 0 and problem.row_stride % 4 == 0
-        shift = outputs_shifted(problem)
-        if shift:
-            shared["OUT_ALIGN"] = 1
         return Launch(narrow_kernel.transpose_interleave, inner * tiles,
                       (problem.cols, inner_stride, problem.row_stride, tiles, span, nbytes),
                       {"R": problem.rows, "R_POW2": _pow2_at_least(problem.rows), "BLOCK_CW": config.block_cw,
-                       "SHIFT": shift, "IN_WORDS": in_words,
+                       "SHIFT": outputs_shifted(problem), "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
     if isinstance(config, PairsConfig):
