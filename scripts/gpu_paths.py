@@ -186,8 +186,8 @@ rectangular.SMALL_BYTES = 16 << 20
 # general permutations: tiles (2-byte loads widened; every candidate autotune measures, packed ones too), bytes in
 # words (permute_words: output in words and element by element, rows at words and funnel-shifted, B cut or in
 # segments), units contiguous on both sides moved whole (permute_runs) with the planner's block, with blocks of one
-# or a few units or of pieces of one, and with 64-bit offsets, and units in shifted words (permute_runs_words);
-# strided, reversed, and one element past a whole word
+# or a few units or of pieces of one, and with 64-bit offsets, units in shifted words (permute_runs_words), and
+# output rows interleaved (permute_interleave); strided, reversed, and one element past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
 from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
 
@@ -221,7 +221,12 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            ((6, 9, 8, 16), (1, 3, 0, 2), torch.int16),
                            ((11, 4, 5, 10, 2), (1, 3, 2, 4, 0), torch.float16),
                            ((3, 4, 5, 2, 7, 5), (3, 0, 2, 1, 5, 4), torch.uint8),  # packing changes side A
-                           ((4, 7, 5, 8), (2, 1, 3, 0), torch.float32), ((7, 2, 6, 8), (0, 3, 2, 1), torch.int16)):
+                           ((4, 7, 5, 8), (2, 1, 3, 0), torch.float32), ((7, 2, 6, 8), (0, 3, 2, 1), torch.int16),
+                           # output rows interleaved (permute_interleave): whole words, shifted into place, 2-byte
+                           # elements, 2 and 31 rows, four more axes
+                           ((12, 4, 3, 16), (2, 1, 3, 0), torch.uint8), ((5, 2, 7, 3), (2, 1, 3, 0), torch.int16),
+                           ((31, 3, 4, 13), (2, 1, 3, 0), torch.uint8), ((2, 6, 3, 14), (2, 1, 3, 0), torch.uint8),
+                           ((3, 4, 2, 3, 7, 5), (1, 3, 0, 2, 5, 4), torch.uint8)):
     size = torch.empty((), dtype=dtype).element_size()
     n = torch.Size(shape).numel() * size
     flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")
@@ -243,6 +248,13 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
             if wrong_plan(perm, 4, config, wide, full, want):
                 bad += 1
                 print("WRONG words", shape, axes, config, wide)
+    if engine_permute.interleave_fit(perm):  # output rows interleaved: programs of 32 lanes, 64-bit offsets
+        want = bits(full.permute(axes))
+        for config, wide in ((engine_permute.PermuteInterleaveConfig(32, 1), False),
+                             (engine_permute.PermuteInterleaveConfig(), True)):
+            if wrong_plan(perm, 4, config, wide, full, want):
+                bad += 1
+                print("WRONG interleave", shape, axes, dtype, config, wide)
     unit_bytes = engine_permute.element_bytes(perm)
     one = max(4, 1 << ((unit_bytes + 6) // 4 - 1).bit_length())  # the least block that holds a unit
     if engine_permute.shifted_runs_fit(perm, one):  # units in shifted words: one a program, more, 64-bit offsets

@@ -189,10 +189,12 @@ def test_general_tiles_widen_two_byte_loads(shape, axes, steps, widened, rng):
 
     x = _strided(np.int16, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
     perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
-    launches = [launch for _, _, launch in permute.build(perm, permute.natural_word(perm)).pieces]
+    plan = permute.build(perm, permute.widest_word(perm))  # the tiles (the planner interleaves the fourth and
+    # fifth cases' output rows: permute_interleave)
+    launches = [launch for _, _, launch in plan.pieces]
     assert all(launch.kernel is permute_tiles and launch.word == 2 for launch in launches)
     assert {launch.constexprs["ARITH_IN"] for launch in launches} == {widened}
-    assert_bits_equal(run_engine(x, axes), reference(x, axes))
+    assert_bits_equal(run_engine(x, axes, plan.config), reference(x, axes))
 
 
 PACKED_CASES = [  # (shape, axes, dtype, steps): side A short and the input's fastest axis short too
@@ -265,7 +267,8 @@ def test_permutation_autotune_keeps_the_fastest_in_the_cache(tmp_path, monkeypat
         engine.choose.cache_clear()
         plan = engine.choose(perm, "cuda:0")
         assert (plan.word, plan.config) == found[fastest] and plan.reason.startswith("autotuned on")
-        assert engine.choose(perm, "cuda:0", 1).config == found[0][1]  # a word fixed by addresses: the planner's
+        assert engine.choose(perm, "cuda:0", 1).config == permute.build(perm, 1).config  # a word fixed by
+        # addresses: the planner's plan in that word
         path = tune.cache_file("Test GPU")
         good = json.loads(path.read_text())
         # an unknown kind; a permutation's word missing
@@ -313,6 +316,54 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
     pieces = permute.build(p, word, permute.RunsConfig(16, 1)).pieces[0][2].constexprs["CHUNKS"]
     assert pieces == -(-unit // 16)
+
+
+INTERLEAVE_CASES = [  # (shape, axes, dtype, steps): output rows of 2 to 31 elements along the input's fastest axis
+    ((10, 5, 7, 18), (2, 1, 3, 0), np.uint8, None),  # 10 rows of 18 columns, input rows funnel-shifted
+    ((12, 4, 3, 16), (2, 1, 3, 0), np.uint8, None),  # every row at a whole word (IN_WORDS)
+    ((7, 3, 5, 11), (2, 1, 3, 0), np.uint8, None),  # 77-byte chunks: outputs shifted into place
+    ((2, 3, 5, 9), (2, 1, 3, 0), np.uint8, None),  # 2 rows, shifted
+    ((31, 3, 4, 13), (2, 1, 3, 0), np.uint8, None),  # 31 rows, shifted
+    ((6, 5, 3, 7), (2, 1, 3, 0), np.int16, None),  # 2-byte elements
+    ((5, 2, 7, 3), (2, 1, 3, 0), np.int16, None),  # 2-byte elements, shifted
+    ((3, 4, 2, 3, 7, 5), (1, 3, 0, 2, 5, 4), np.uint8, None),  # four more axes, shifted
+    ((6, 5, 3, 10), (2, 1, 3, 0), np.uint8, (1, 2, 1, 1)),  # a strided axis
+]
+
+
+# Each case runs the planner's plan, and programs of 32 lanes with 32-bit or 64-bit offsets (the fast tier one way a
+# case, cycling; the full tier all three).
+@pytest.mark.parametrize("shape, axes, dtype, steps, way",
+                         grid(together(INTERLEAVE_CASES), ("planner", "32 lanes", "64-bit")))
+def test_interleave_kernel(shape, axes, dtype, steps, way, rng):
+    from cornerturn.engine import permute
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    assert permute.interleave_ok(p) and permute.natural_word(p) == 4
+    assert isinstance(permute.build(p, 4).config, permute.PermuteInterleaveConfig)
+    config = None if way == "planner" else permute.PermuteInterleaveConfig(32, 1)
+    assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), reference(x, axes))
+    assert not isinstance(permute.build(p, x.itemsize).config, permute.PermuteInterleaveConfig)  # narrowed
+
+
+def test_interleave_rule():
+    from cornerturn.engine import permute
+
+    fit = canon((10, 5, 7, 18), (2, 1, 3, 0), 1)  # rows of 10 along the input's fastest axis (18)
+    assert permute.interleave_ok(fit)
+    assert permute.build(fit, 4).pieces[0][2].constexprs["R"] == 10
+    assert permute.interleave_ok(canon((31, 5, 7, 18), (2, 1, 3, 0), 2))  # 31 rows of 2-byte elements
+    assert not permute.interleave_fit(canon((32, 5, 7, 18), (2, 1, 3, 0), 1))  # 32 rows
+    assert not permute.interleave_fit(canon((10, 5, 7, 18), (2, 1, 3, 0), 4))  # 4-byte elements
+    assert not permute.interleave_fit(canon((10, 5, 18, 7), (3, 1, 2, 0), 1))  # the next output axis is not the
+    # input's fastest
+    assert not permute.interleave_fit(canon((3, 2, 3, 2, 3, 5, 4), (4, 0, 2, 1, 3, 6, 5), 1))  # five more axes
+    assert not permute.interleave_fit(canonical_permutation((10, 5, 7, 18), (-630, 126, 18, 1), 1, (2, 1, 3, 0)))
+    with pytest.raises(ValueError, match="not one permute_interleave takes"):
+        permute.build(canon((32, 5, 7, 18), (2, 1, 3, 0), 1), 4, permute.PermuteInterleaveConfig())
+    with pytest.raises(ValueError, match="power of two"):
+        permute.PermuteInterleaveConfig(100)
 
 
 SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, in shifted words (permute_runs_words)
@@ -417,6 +468,7 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
 
     monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # the kernel on segments and sides A shorter than the planner's
     monkeypatch.setattr(permute, "WORDS_MIN_A", 1)
+    monkeypatch.setattr(permute, "interleave_ok", lambda p: False)  # some of these interleave output rows instead
 
     x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
     want = reference(x, axes)
@@ -433,8 +485,10 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
 
 
-def test_words_modes_and_rule():
+def test_words_modes_and_rule(monkeypatch):
     from cornerturn.engine import permute
+
+    monkeypatch.setattr(permute, "interleave_ok", lambda p: False)  # some of these interleave output rows instead
 
     def launch(shape, axes, itemsize, steps=None):
         strides = c_strides(tuple(s * (k or 1) for s, k in zip(shape, steps or [1] * len(shape))), itemsize)

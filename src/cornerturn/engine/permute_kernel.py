@@ -33,6 +33,14 @@ each word where a segment starts inside one; byte permutes regroup 4 (2) rows in
 side A spans whole words of the output, else shifted into place from two groups of rows (the loose elements at each
 run's ends one by one; each group's successor gathered from the tile where NEXT_BY_GATHER, else the tile read a second
 time) or element by element (the transpose's words kernel, with a permutation's rows).
+
+permute_interleave: bytes or 2-byte elements whose output's innermost axis R is short (2 to 31 elements) and whose
+next output axis is the input's fastest (C): each index of the other axes is a chunk, an R x C transpose whose
+output is R C contiguous elements starting at a whole word. A lane takes one word-column of a chunk (4 bytes of
+each of the R rows, loaded as words, funnel-shifted where they start inside one) and builds the R output words they
+hold with byte permutes, as transpose_interleave does, and stores them whole, shifted into place where a chunk's
+output starts inside a word (SHIFT; then the words it shares with its neighbours are written byte by byte); lanes
+run along C, then along the chunks in the input's order, so that a warp reads each row as one run.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import triton
 import triton.language as tl
 
 from .kernels import _aligned, _funnel_shift, _group_words, _pick, _successors, _words_of
+from .narrow_kernel import _output_word, _stacked
 
 
 @triton.jit
@@ -316,3 +325,90 @@ def permute_runs_words(x_ptr, out_ptr, units, e1, s1, er0, er1, er2, ir0, ir1, i
     ue = tl.minimum(eb // UNIT, RUNS_P2 - 1)
     item = tl.load(_words_of(x_ptr, 1) + tl.gather(at, ue, 0) + eb - ue * UNIT, mask=eok)
     tl.store(_words_of(out_ptr, 1) + start + eb, item, mask=eok)
+
+
+@triton.jit
+def _lane_row_word(x_ptr, src, live, nbytes, IN_WORDS: tl.constexpr, ASM: tl.constexpr):
+    """The 32-bit word of the input that starts at byte `src` of each lane (a whole word where IN_WORDS)."""
+    if IN_WORDS:
+        return tl.load(x_ptr + src // 4, mask=live, other=0).to(tl.uint32, bitcast=True)
+    return _shifted_word(x_ptr, src, live, nbytes, ASM)
+
+
+@triton.jit
+def _edge_bytes(out_ptr, word, at, low, high):
+    """Bytes low to high - 1 (per lane) of 32-bit output words `word` at word `at`, one by one."""
+    items = _words_of(out_ptr, 1)
+    for i in tl.static_range(4):
+        byte = ((word.to(tl.uint32, bitcast=True) >> (8 * i)) & 0xFF).to(tl.uint8)
+        tl.store(items + at * 4 + i, byte, mask=(i >= low) & (i < high))
+
+
+@triton.jit
+def permute_interleave(x_ptr, out_ptr, lanes, chunk_words, row_stride, chunk_bytes, er0, er1, er2, ir0, ir1, ir2, ir3,
+                       or0, or1, or2, or3, nbytes, NR: tl.constexpr, R: tl.constexpr, E: tl.constexpr,
+                       RP: tl.constexpr, BLOCK: tl.constexpr, IN_WORDS: tl.constexpr, SHIFT: tl.constexpr,
+                       WIDE: tl.constexpr, ASM: tl.constexpr):
+    """`lanes` word-columns, `chunk_words` a chunk: chunk q is an R x C transpose of E-byte elements (rows
+    `row_stride` bytes apart, each row's C elements contiguous) at the input byte and output byte that rest index q
+    gives (NR axes, innermost first, strides in bytes), whose output is `chunk_bytes` (R C E) bytes. With IN_WORDS
+    every row of every chunk starts at a whole word. Without SHIFT every chunk's output is whole words (R C E and
+    the output strides multiples of 4); with SHIFT a chunk's output may start 1 to 3 bytes into a word: each word
+    is funnel-shifted into place from the word built before it (for a word-column's first, the previous
+    word-column's last, built again from the rows it reads), and the first and last words, which the chunk shares
+    with its neighbours, are written byte by byte. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes`
+    readable bytes from x_ptr."""
+    pid = tl.program_id(0)
+    if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
+        pid = pid.to(tl.int64)
+    f = pid * BLOCK + tl.arange(0, BLOCK)
+    q = f // chunk_words  # each lane's chunk and word-column in it
+    cw = f - q * chunk_words
+    live = f < lanes
+    src = _rest_offsets(q, er0, er1, er2, ir0, ir1, ir2, ir3, NR) + 4 * cw  # row 0's first byte of the word-column
+    rows = ()
+    for r in tl.static_range(R):
+        rows = rows + (_lane_row_word(x_ptr, src + r * row_stride, live, nbytes, IN_WORDS, ASM),)
+    built = ()
+    for j in tl.static_range(R):
+        built = built + (_output_word(rows, j, R, E, ASM),)
+    start = _rest_offsets(q, er0, er1, er2, or0, or1, or2, or3, NR)  # the chunk's first output byte
+    if SHIFT:
+        o = start % 4
+        before = tl.where(cw > 0, src - 4, src)  # the previous word-column (the first's is not needed)
+        held = ()  # its rows' words that its last output word reads (rows R - 4 / E on; all of them if fewer)
+        for r in tl.static_range(R):
+            if r >= R - 4 // E:
+                held = held + (_lane_row_word(x_ptr, before + r * row_stride, live, nbytes, IN_WORDS, ASM),)
+            else:
+                held = held + (built[0],)
+        previous = _output_word(held, R - 1, R, E, ASM)
+        up = ((4 - o) % 4).to(tl.uint32)  # the shift, in bytes, of the word before: its high o bytes come first
+        shifted = ()
+        for j in tl.static_range(R):
+            shifted = shifted + (tl.where(o > 0, _funnel_shift(previous, built[j], up, ASM), built[j]),)
+            previous = built[j]
+        ends = (chunk_bytes + o) // 4  # the words before this one lie wholly in the chunk's output
+        first = (o + 3) // 4  # and from this one on
+        last = ends // R  # the word-column that holds the last word, if the chunk ends inside one
+        tail = shifted[0]
+        for j in tl.static_range(1, R):
+            tail = tl.where(ends - last * R == j, shifted[j], tail)
+        _edge_bytes(out_ptr, shifted[0], start // 4, o, tl.where(live & (cw == 0) & (o > 0), 4, 0))  # the first
+        _edge_bytes(out_ptr, tail, start // 4 + ends, 0, tl.where(live & (cw == last), chunk_bytes + o - 4 * ends, 0))
+        built = shifted
+    else:
+        first = cw * 0
+        ends = chunk_bytes // 4 + first
+    # each lane's R words as a [BLOCK, RP] tensor, stored along the output (the compiler moves them through shared
+    # memory so that a warp's stores are contiguous); the lane's first word and which of its words are whole are
+    # gathered into that tensor's shape, so that the index arithmetic behind them is not done again for every word
+    base = start // 4 + cw * R  # counted from the word that holds the chunk's first byte
+    lo = tl.where(live, tl.maximum(first - cw * R, 0), RP)  # the lane's words lo to hi - 1 are whole
+    hi = tl.where(live, tl.minimum(ends - cw * R, R), 0)
+    lane = tl.arange(0, BLOCK * RP) // RP
+    base = tl.reshape(tl.gather(base, lane, 0), [BLOCK, RP])
+    bounds = tl.reshape(tl.gather((lo | (hi << 8)).to(tl.int32), lane, 0), [BLOCK, RP])
+    k = tl.arange(0, RP)[None, :]
+    at = tl.max_contiguous(base + k, [1, RP])  # a lane's words are consecutive: the store's layout runs along them
+    tl.store(out_ptr + at, _stacked(built, R, RP), mask=(k >= (bounds & 0xFF)) & (k < (bounds >> 8)))
