@@ -360,6 +360,9 @@ def test_interleave_rule():
     # input's fastest
     assert not permute.interleave_fit(canon((3, 2, 3, 2, 3, 5, 4), (4, 0, 2, 1, 3, 6, 5), 1))  # five more axes
     assert not permute.interleave_fit(canonical_permutation((10, 5, 7, 18), (-630, 126, 18, 1), 1, (2, 1, 3, 0)))
+    assert permute.candidates(fit)[:2] == [(4, permute.PermuteInterleaveConfig()), (4, permute.INTERLEAVE_WIDE)]
+    assert all(not isinstance(c, permute.PermuteInterleaveConfig)  # autotune measures it only where it fits
+               for _, c in permute.candidates(canon((10, 5, 18, 7), (3, 1, 2, 0), 1)))
     with pytest.raises(ValueError, match="not one permute_interleave takes"):
         permute.build(canon((32, 5, 7, 18), (2, 1, 3, 0), 1), 4, permute.PermuteInterleaveConfig())
     with pytest.raises(ValueError, match="power of two"):
