@@ -1,7 +1,9 @@
 """The engine's plan for a general Permutation: the tile's sides (cornerturn.tiling), a tile shape, and the
 launches of permute_tiles (one per index of the rest axes past the four that a launch walks itself); for a unit
 contiguous on both sides of RUN_MIN bytes or more, the launches of permute_runs, which move such units whole; for most
-permutations of bytes, one launch of permute_words, which moves them as 32-bit words (words_sides says which)."""
+permutations of bytes, one launch of permute_words, which moves them as 32-bit words (words_sides says which); for 1-
+and 2-byte elements whose output ends in a short axis after the input's fastest, one launch of permute_interleave,
+which builds each chunk's output words in registers (interleave_fit says which)."""
 
 from __future__ import annotations
 
