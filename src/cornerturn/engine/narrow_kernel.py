@@ -146,6 +146,20 @@ def _output_word(rows, J: tl.constexpr, R: tl.constexpr, E: tl.constexpr, ASM: t
 
 
 @triton.jit
+def _shifted_into_place(built, before, o, R: tl.constexpr, ASM: tl.constexpr):
+    """The R words `built` (a tuple: a word-column's output words, as if its output started at a whole word) where
+    that output starts `o` bytes into a word: each funnel-shifted from the word built before it (`before` for the
+    first: the previous word-column's last); as built where o is 0."""
+    up = ((4 - o) % 4).to(tl.uint32)  # the shift, in bytes, of the word before: its high o bytes come first
+    shifted = ()
+    previous = before
+    for j in tl.static_range(R):
+        shifted = shifted + (tl.where(o > 0, _funnel_shift(previous, built[j], up, ASM), built[j]),)
+        previous = built[j]
+    return shifted
+
+
+@triton.jit
 def _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stride, span_bytes, nbytes,
                    R: tl.constexpr, E: tl.constexpr, RP: tl.constexpr, BLOCK_CW: tl.constexpr, IN_WORDS: tl.constexpr,
                    IN_ALIGN: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
@@ -165,13 +179,7 @@ def _store_shifted(x_ptr, out_ptr, built, b, t, cw, cols, batch_stride, row_stri
                                      IN_WORDS, IN_ALIGN, WIDE, ASM),)
         else:
             held = held + (built[0],)
-    last = _output_word(held, R - 1, R, E, ASM)
-    up = (4 - o).to(tl.uint32) % 4  # the shift, in bytes, of the word before: its high o bytes come first
-    shifted = ()
-    previous = last
-    for j in tl.static_range(R):
-        shifted = shifted + (tl.where(o > 0, _funnel_shift(previous, built[j], up, ASM), built[j]),)
-        previous = built[j]
+    shifted = _shifted_into_place(built, _output_word(held, R - 1, R, E, ASM), o, R, ASM)
     words = _stacked(shifted, R, RP)
     k = tl.arange(0, RP)
     v = cw[:, None] * R + k[None, :]  # the matrix's output words, counted from the one that holds its first byte

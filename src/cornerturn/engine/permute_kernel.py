@@ -49,7 +49,7 @@ import triton
 import triton.language as tl
 
 from .kernels import _aligned, _funnel_shift, _group_words, _pick, _successors, _words_of
-from .narrow_kernel import _output_word, _stacked
+from .narrow_kernel import _output_word, _shifted_into_place, _stacked
 
 
 @triton.jit
@@ -382,12 +382,7 @@ def permute_interleave(x_ptr, out_ptr, lanes, chunk_words, row_stride, chunk_byt
                 held = held + (_lane_row_word(x_ptr, before + r * row_stride, live, nbytes, IN_WORDS, ASM),)
             else:
                 held = held + (built[0],)
-        previous = _output_word(held, R - 1, R, E, ASM)
-        up = ((4 - o) % 4).to(tl.uint32)  # the shift, in bytes, of the word before: its high o bytes come first
-        shifted = ()
-        for j in tl.static_range(R):
-            shifted = shifted + (tl.where(o > 0, _funnel_shift(previous, built[j], up, ASM), built[j]),)
-            previous = built[j]
+        shifted = _shifted_into_place(built, _output_word(held, R - 1, R, E, ASM), o, R, ASM)
         ends = (chunk_bytes + o) // 4  # the words before this one lie wholly in the chunk's output
         first = (o + 3) // 4  # and from this one on
         last = ends // R  # the word-column that holds the last word, if the chunk ends inside one
