@@ -80,26 +80,22 @@ class WordsConfig:
     x block_cw words. `out` says how output rows that do not start at whole words are written: as words shifted
     into place from two groups of rows ("shifted"), the same with the word where one output row ends and the next
     begins built whole where the rows lie end to end ("joined"), or element by element ("items"); rows that do
-    start at whole words are written as words whatever it says. A program moves `loop` tiles along the input's rows,
-    one after another."""
+    start at whole words are written as words whatever it says."""
 
     block_r: int
     block_cw: int
     num_warps: int = 4
     out: str = "shifted"
-    loop: int = 1
 
     def __post_init__(self) -> None:
         _check_word_tile(self)
         if self.out not in WORDS_OUT:
             raise ValueError(f"WordsConfig.out: one of {', '.join(WORDS_OUT)}, got {self.out!r}")
-        if not (isinstance(self.loop, int) and 1 <= self.loop <= 64):
-            raise ValueError(f"WordsConfig.loop: tiles a program, 1 to 64, got {self.loop!r}")
 
     @property
     def name(self) -> str:
-        return (f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" +
-                ("" if self.out == "shifted" else f"-{self.out}") + ("" if self.loop == 1 else f"-l{self.loop}"))
+        return f"words{self.block_r}x{self.block_cw}w-w{self.num_warps}" + ("" if self.out == "shifted" else
+                                                                             f"-{self.out}")
 
 
 def words_candidates(items: bool) -> list[WordsConfig]:

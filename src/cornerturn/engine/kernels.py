@@ -248,32 +248,11 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False, LOOP: tl.constexpr = 1):
-    """With LOOP, a program moves LOOP tiles along the input's rows, one after another (tiles_c counts such groups):
-    the sector that two neighbouring tiles of a row share is then read from the L1 the second time."""
-    b, tr, tg = _tile_of_program(tiles_r, tiles_c, band, WIDE)
-    if LOOP == 1:
-        _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off, out_off, b,
-                    tr, tg, BLOCK_R, BLOCK_CW, E, IN_WORDS, OUT, EDGES, WIDE, ASM, IN_ALIGN, OUT_ALIGN,
-                    NEXT_BY_GATHER, JOIN)
-    else:
-        for i in tl.range(0, LOOP, num_stages=1, loop_unroll_factor=1):
-            # program_id(1) is 0 (a 1-D grid): the row index then depends on i, and the rows' addresses are not
-            # hoisted out of the loop and held in registers across it (223 registers against 171 for 128x32 words)
-            _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off, out_off,
-                        b, tr + i * tl.program_id(1), tg * LOOP + i, BLOCK_R, BLOCK_CW, E, IN_WORDS, OUT, EDGES, WIDE,
-                        ASM, IN_ALIGN, OUT_ALIGN, NEXT_BY_GATHER, JOIN)
-
-
-@triton.jit
-def _words_tile(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, out_row_stride, nbytes, x_off, out_off, b, tr,
-                tc, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
-                OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-                IN_ALIGN: tl.constexpr, OUT_ALIGN: tl.constexpr, NEXT_BY_GATHER: tl.constexpr, JOIN: tl.constexpr):
-    """transpose_words' tile (tr, tc) of matrix b."""
+                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
+    b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     cw = tc * BLOCK_CW + tl.arange(0, BLOCK_CW)
     v = _row_words(x_ptr, b, r, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN,

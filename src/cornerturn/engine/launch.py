@@ -47,7 +47,6 @@ class Launch:
         self.constexprs = constexprs
         self.num_warps = num_warps
         self.word = word
-        self.options: dict[str, Any] = {}  # compile options (e.g. maxnreg) for the GPU only
         self._compiled: dict[tuple[bool, bool], tuple[Any, tuple]] = {}
 
     def run_tensors(self, x: Any, out: Any, ints: tuple[int, ...] | None = None) -> None:
@@ -61,8 +60,7 @@ class Launch:
         dtype = getattr(torch, _WORD_TORCH_DTYPES[self.word])
         with torch.cuda.device(device):
             compiled = self.kernel.warmup(_Pointer(x_ptr, dtype), _Pointer(out_ptr, dtype), *self.ints,
-                                          grid=(self.programs,), num_warps=self.num_warps, **self.constexprs,
-                                          **self.options)
+                                          grid=(self.programs,), num_warps=self.num_warps, **self.constexprs)
             compiled._init_handles()
         names = self.kernel.arg_names
         given = dict(zip(names[2:], self.ints))

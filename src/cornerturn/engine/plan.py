@@ -126,7 +126,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         pack = 4 // size
         assert word == 4 and size in (1, 2) and problem.col_stride == size
         tiles_r = math.ceil(problem.rows / config.block_r)
-        tiles_c = math.ceil(math.ceil(problem.cols / pack) / (config.block_cw * config.loop))  # programs along a row
+        tiles_c = math.ceil(math.ceil(problem.cols / pack) / config.block_cw)
         x_off, out_off = offsets
         nbytes = x_off + _input_bytes(problem, inner, inner_stride)
         wide = max(nbytes + 8, out_off + inner * problem.cols * out_row_stride) >= WIDE_FROM
@@ -141,7 +141,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
             out = 2
         return Launch(kernels.transpose_words, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride, problem.row_stride, tiles_r, tiles_c, out_row_stride,
-                       nbytes, x_off, out_off, band_of(tiles_r, config.block_r, 4 * config.block_cw * config.loop,
+                       nbytes, x_off, out_off, band_of(tiles_r, config.block_r, 4 * config.block_cw,
                                                           problem.row_stride if x_off == 0 else 1)),
                       {"BLOCK_R": config.block_r, "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words,
                        "OUT": out, "EDGES": out < 2 and (out == 1 or problem.rows % pack != 0), "WIDE": wide,
@@ -154,7 +154,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2,
                        # output rows end to end: the word where one ends and the next begins is built whole
                        "JOIN": (config.out == "joined" and out == 1 and out_row_stride == problem.rows * size
-                                and problem.rows >= 2 * pack), "LOOP": config.loop},
+                                and problem.rows >= 2 * pack)},
                       config.num_warps, 4)
     if isinstance(config, NarrowConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
