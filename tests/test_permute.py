@@ -439,6 +439,7 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
     ((4, 2, 12, 2, 12), (2, 0, 4, 3, 1), np.uint8, None),  # segments at whole words
     ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), np.uint8, None),  # the same, output words
     ((5, 2, 5, 12), (1, 0, 3, 2), np.uint8, (1, 1, 2, 1)),  # strided segments
+    ((4, 3, 2, 16), (1, 3, 0, 2), np.uint8, None),  # rows 16 bytes apart, output runs of 2 words: both told
 ]
 
 
@@ -451,7 +452,7 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 # without the next group from the tile, as in the smallest tiles, in an eighth of the programs).
 WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
 WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
-              "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles")
+              "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles", "64-bit")
 WORDS_FAST_PAIRS = list(zip(WORDS_CASES, WORDS_FAST))
 
 
@@ -504,6 +505,14 @@ def test_words_modes_and_rule(monkeypatch):
     assert shifted["OUT"] == 1 and shifted["NEXT_BY_GATHER"] is True  # group's successor gathered from the tile
     assert launch((131, 3, 300), (2, 1, 0), 1)["OUT"] == 2  # 393, B of one axis: element by element
     assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 0  # whole words
+    # where rows and output runs start, in words, told so that accesses widen: the powers of two that divide the
+    # strides (and the words of B and of A)
+    told = launch((32, 3, 6, 20), (2, 1, 3, 0), 1)  # rows 360 B apart (90 words), B 30 words; runs of A 32 B
+    assert (told["IN_ALIGN"], told["OUT_ALIGN"]) == (2, 8)
+    told = launch((12, 3, 6, 18), (2, 1, 3, 0), 1)  # rows 324 B apart (81 words), runs of 3 words
+    assert (told["IN_WORDS"], told["IN_ALIGN"], told["OUT_ALIGN"]) == (True, 1, 1)
+    assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_ALIGN"] == 1  # rows inside words: nothing told
+    assert launch((130, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_ALIGN"] == 1  # runs shifted into place: nothing told
     assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
     assert launch((6, 7, 16, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
     cut = launch((6, 7, 16, 19), (1, 0, 3, 2), 1)  # B cut to its first axis, the other joins the rest

@@ -165,7 +165,7 @@ SHIFTED_OUT_MIN_A = 128
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
-def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
+def words_sides(perm: Permutation, segment_min: int | None = None, sizes: tuple[int, ...] = (1,)) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
     shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
     at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element
@@ -176,8 +176,9 @@ def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | No
     where B was cut (tiles of 64-512 words; 7 of 8 cases, five at 0.22x-0.43x) and in segments (11 of 16); where B
     lies end to end short A stays in words (float8 98x301x7x133x11 by (3,1,0,4,2), 7 bytes along A, 1.85x the
     tiles; H100, 2026-11-25, docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of
-    the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md)."""
-    if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
+    the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md). `sizes` (the element sizes taken)
+    lets a probe take 2-byte elements too."""
+    if perm.itemsize not in sizes or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
     if sides.b[0].in_stride != 1:
@@ -452,6 +453,12 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
     wide = max(nbytes, perm.elements * size) + 4 * config.block_cw >= engine_plan.WIDE_FROM or \
         programs >= engine_plan.WIDE_FROM
     in_words = all(x.in_stride * size % 4 == 0 for x in (*a, *segments, *rest))
+    # the powers of two that divide, in words, where segments start (and B's words) and where output runs start (and
+    # A's words): told to the kernel so that loads and stores widen to vectors
+    in_align = alignment(seg_words, *(x.in_stride * size // 4 for x in (*a, *segments, *rest))) \
+        if in_words else 1
+    out_align = alignment(sides.size_a * size // 4, *(x.out_stride * size // 4 for x in (*b, *rest))) \
+        if out_words else 1
     na_in = 1 if chained(a) else len(a)
     ints = (*_pad([x.extent for x in a[:-1]], 2), *_pad([x.in_stride for x in a], 3),
             *_pad([x.extent for x in b[:-1]], 2), *_pad([x.out_stride for x in b], 3),
@@ -463,7 +470,8 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
                   "ASM": inline_asm(),
                   # shifted runs take each group's successor gathered from the tile, not read again: 1.08x on 30
                   # random cases (0.93x-1.55x; H200, 2026-11-26, docs/permute.md)
-                  "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2}
+                  "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2, "IN_ALIGN": in_align,
+                  "OUT_ALIGN": out_align}
     plan = EnginePlan(perm, config, 4, reason or "given")
     plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

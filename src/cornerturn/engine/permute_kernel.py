@@ -183,16 +183,23 @@ def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, 
 @triton.jit
 def _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a,
                    size_b, nbytes, NA_IN: tl.constexpr, NS: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
-                   ASM: tl.constexpr):
+                   ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1):
     """Rows a (indices of A) of a permute_words tile read along B as 32-bit words: for each row, word w of its
-    segment seg (cw = seg * seg_words + w), funnel-shifted where the segment starts inside a word; 0 past the sides."""
+    segment seg (cw = seg * seg_words + w), funnel-shifted where the segment starts inside a word; 0 past the sides.
+    IN_ALIGN (with IN_WORDS) divides every segment's first word and B's words: written into the arithmetic, so that
+    loads widen."""
     row = in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)  # each row's first element of B
     if NS == 0:  # noqa: SIM108 - a constexpr: one segment, all of B
         start = (row * E)[:, None]  # byte where each row's segment starts
     else:
         start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS)[None, :]) * E)
-    ok = (a < size_a)[:, None] & (cw < (size_b // seg_len) * seg_words)[None, :]
+    bound = (size_b // seg_len) * seg_words  # words along B
+    if IN_WORDS:
+        bound = _aligned(bound, IN_ALIGN)
+    ok = (a < size_a)[:, None] & (cw < bound)[None, :]
     q = start // 4
+    if IN_WORDS:
+        q = _aligned(q, IN_ALIGN)
     at = q + w[None, :]
     v = tl.load(x_ptr + at, mask=ok, other=0).to(tl.uint32, bitcast=True)
     if not IN_WORDS:
@@ -210,7 +217,8 @@ def permute_words(x_ptr, out_ptr,
                   size_a, size_b, tiles_a, tiles_b, nbytes,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
                   BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT: tl.constexpr,
-                  WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False):
+                  WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False,
+                  IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
     """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
     E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
     segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
@@ -218,7 +226,9 @@ def permute_words(x_ptr, out_ptr,
     IN_WORDS: every segment starts at a whole word. OUT: how the output's runs along A (one for each element of B)
     are written: 0, as words (A spans whole words of the output: size_a a multiple of 4 // E); 1, as words shifted
     into place from two groups of rows (the tile is read a second time, PACK rows lower), the elements before a
-    run's first whole word and from its last one on stored one by one; 2, element by element."""
+    run's first whole word and from its last one on stored one by one; 2, element by element. IN_ALIGN (with
+    IN_WORDS) and OUT_ALIGN (with OUT 0) are powers of two that divide, in words, where each segment starts and where
+    each output run starts and how many words it holds: written into the arithmetic, so that accesses widen."""
     PACK: tl.constexpr = 4 // E
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
@@ -231,7 +241,7 @@ def permute_words(x_ptr, out_ptr,
         seg = cw // seg_words
         w = cw - seg * seg_words
     v = _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1,
-                       size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
+                       size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN)
     if OUT == 2:
         items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
@@ -246,12 +256,12 @@ def permute_words(x_ptr, out_ptr,
             if NEXT_BY_GATHER:  # the tile's own groups gathered, the group after the tile loaded alone
                 e = _rows_in_words(x_ptr, in_base, ta * BLOCK_A + BLOCK_A + tl.arange(0, PACK), cw, seg, w, ea0, ea1,
                                    ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS,
-                                   E, IN_WORDS, ASM)
+                                   E, IN_WORDS, ASM, IN_ALIGN)
                 e0, e1, e2, e3 = _group_words(e, 1, BLOCK_CW, PACK, ASM)
                 n0, n1, n2, n3 = _successors(w0, w1, w2, w3, e0, e1, e2, e3, BLOCK_G, BLOCK_CW, PACK)
             else:
                 v = _rows_in_words(x_ptr, in_base, a + PACK, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words,
-                                   es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM)
+                                   es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN)
                 n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
         for k in tl.static_range(PACK):
@@ -259,9 +269,10 @@ def permute_words(x_ptr, out_ptr,
             c = seg * seg_len + w * PACK + k  # B's element
             col = (w * PACK + k < seg_len) & (c < size_b)
             run = out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB)  # where c's run along A starts (elements)
-            if OUT == 0:
-                tl.store(out_ptr + (run // PACK)[None, :] + g[:, None], group.to(tl.int32, bitcast=True),
-                         mask=(g * PACK < size_a)[:, None] & col[None, :])
+            if OUT == 0:  # run and size_a in whole words, multiples of OUT_ALIGN (the planner's promise)
+                tl.store(out_ptr + _aligned(run // PACK, OUT_ALIGN)[None, :] + g[:, None],
+                         group.to(tl.int32, bitcast=True),
+                         mask=(g < _aligned(size_a // PACK, OUT_ALIGN))[:, None] & col[None, :])
             else:  # run c starts `shift` bytes before a whole word
                 shift = (4 - run * E % 4) % 4
                 words = _funnel_shift(group, _pick(k, n0, n1, n2, n3),
