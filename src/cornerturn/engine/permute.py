@@ -165,7 +165,7 @@ SHIFTED_OUT_MIN_A = 128
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
-def words_sides(perm: Permutation, segment_min: int | None = None, sizes: tuple[int, ...] = (1,)) -> Sides | None:
+def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words, or None where it does not take the permutation: 1-byte elements (no unit
     shared by both sides), positive strides, side B's first axis of unit stride, WORDS_MIN_B bytes or more along B;
     at most REST_IN_LAUNCH rest axes (one launch, whose pointers stay 4-byte aligned); and not where the element
@@ -176,9 +176,9 @@ def words_sides(perm: Permutation, segment_min: int | None = None, sizes: tuple[
     where B was cut (tiles of 64-512 words; 7 of 8 cases, five at 0.22x-0.43x) and in segments (11 of 16); where B
     lies end to end short A stays in words (float8 98x301x7x133x11 by (3,1,0,4,2), 7 bytes along A, 1.85x the
     tiles; H100, 2026-11-25, docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of
-    the copy in geometric mean against 71% (H100, 2026-11-25, docs/permute.md). `sizes` (the element sizes taken)
-    lets a probe take 2-byte elements too."""
-    if perm.itemsize not in sizes or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
+    the copy in geometric mean against 71% (H100, 2026-11-25), and told where rows and runs start 0.87x-0.96x the
+    element tiles (H200, H100, 2026-11-27; docs/permute.md)."""
+    if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize))
     if sides.b[0].in_stride != 1:

@@ -32,7 +32,8 @@ that lie end to end in the input; its other axes say where each segment starts),
 each word where a segment starts inside one; byte permutes regroup 4 (2) rows into output words, stored whole where
 side A spans whole words of the output, else shifted into place from two groups of rows (the loose elements at each
 run's ends one by one; each group's successor gathered from the tile where NEXT_BY_GATHER, else the tile read a second
-time) or element by element (the transpose's words kernel, with a permutation's rows).
+time) or element by element (the transpose's words kernel, with a permutation's rows). Told where rows and runs
+start (IN_ALIGN, OUT_ALIGN), the loads of B in one segment and the stores of whole-word runs widen to vectors.
 
 permute_interleave: bytes or 2-byte elements whose output's innermost axis R is short (2 to 31 elements) and whose
 next output axis is the input's fastest (C): each index of the other axes is a chunk, an R x C transpose whose
