@@ -228,6 +228,23 @@ def test_packed_general_tiles(shape, axes, dtype, steps, rng):
     assert {c.num_warps for _, c in found if isinstance(c, permute.PermuteConfig) and c.packed} == {4, 8}
 
 
+def test_candidates_take_words_written_by_element_on_four_warps(monkeypatch):
+    """Where the planner's permute_words tile writes its output element by element, autotune measures that tile on
+    ITEMS_WARPS warps too (second, after the planner's own); not where the output runs are whole words."""
+    from cornerturn.engine import permute
+
+    monkeypatch.setattr(permute, "interleave_ok", lambda p: False)  # these would interleave output rows instead
+    items = canon((17, 3, 6, 18), (2, 1, 3, 0), 1)  # 17 bytes of A: element by element
+    planned = permute.build(items, 4)
+    assert planned.pieces[0][2].constexprs["OUT"] == 2 and planned.config.num_warps == 8
+    found = permute.candidates(items)
+    assert found[1] == (4, permute.PermuteWordsConfig(planned.config.block_a, planned.config.block_cw, 4, "items"))
+    assert len(found) == len(set(found))
+    words = canon((20, 3, 6, 18), (2, 1, 3, 0), 1)  # whole words
+    assert not any(isinstance(c, permute.PermuteWordsConfig) and c.num_warps == 4
+                   for _, c in permute.candidates(words))
+
+
 def test_candidates_leave_out_packing_that_changes_nothing():
     from cornerturn.engine import permute
 

@@ -7,6 +7,7 @@ which builds each chunk's output words in registers (interleave_fit says which).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
@@ -247,6 +248,10 @@ class PermuteInterleaveConfig:
 
 INTERLEAVE_ROWS = (2, 31)  # output rows (elements along the output's innermost axis) that permute_interleave takes
 INTERLEAVE_WIDE = PermuteInterleaveConfig(256, 8)  # the other program size that autotune measures
+# permute_words writing element by element on 4 warps instead of 8: ahead by more than 2% on 20 of 40 random byte
+# permutations (up to 1.24x), behind on 17 (down to 0.83x), 1.04x in geometric mean, and no rule over the sides told
+# which (H200, 2026-11-27, docs/permute.md): a candidate autotune measures, not the planner's choice
+ITEMS_WARPS = 4
 
 
 def interleave_fit(perm: Permutation) -> bool:
@@ -514,9 +519,14 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
     the planner's plan in geometric mean; no rule over the plans' integers told beforehand which (H200,
     2026-11-26, docs/permute.md). Where permute_interleave fits, also its programs of 256 lanes on 8 warps: ahead of
     the planner's 128 on 4 by 3-19% on 8 of the 80 cases of its probe, behind on most (2026-11-27, docs/permute.md).
+    Where the planner's permute_words tile writes its output element by element, that tile on ITEMS_WARPS warps.
     """
     natural = natural_word(perm)
-    out = [(natural, build(perm, natural).config)]
+    planned = build(perm, natural)
+    out = [(natural, planned.config)]
+    if isinstance(planned.config, PermuteWordsConfig) and planned.pieces[0][2].constexprs["OUT"] == 2 and \
+            planned.config.num_warps != ITEMS_WARPS:
+        out.append((4, dataclasses.replace(planned.config, num_warps=ITEMS_WARPS)))
     if interleave_fit(perm) and (4, INTERLEAVE_WIDE) not in out:
         out.append((4, INTERLEAVE_WIDE))
     word = widest_word(perm)
