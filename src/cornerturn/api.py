@@ -191,7 +191,8 @@ def plan(shape: tuple[int, ...], dtype: Any, *, device: str = "cpu", strides: tu
     `strides` (in elements) describe a strided input; the default is C-contiguous. `device` is "cpu", "cuda"
     or "cuda:N". With `autotune` (GPU only) every candidate kernel configuration is measured now and the timings
     kept in the tuning cache, so later plans of the same problem use the fastest (for a permutation: the
-    planner's plan and the general tiles, plain and packed, on 4 and 8 warps). The plan's
+    planner's plan and the general tiles, plain and packed, on 4 and 8 warps, and where they fit a few more:
+    engine.permute.candidates). The plan's
     `execute(x, out)` then runs with no planning, no allocation and no host synchronisation.
     """
     shape = tuple(int(s) for s in shape)
