@@ -222,6 +222,9 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            ((6, 9, 8, 16), (1, 3, 0, 2), torch.int16),
                            ((11, 4, 5, 10, 2), (1, 3, 2, 4, 0), torch.float16),
                            ((3, 4, 5, 2, 7, 5), (3, 0, 2, 1, 5, 4), torch.uint8),  # packing changes side A
+                           # 2-byte tiles of three axes a side, dividing by multiplying: shifts of 0 and 1
+                           ((2, 3, 5, 7, 9, 11), (1, 3, 5, 4, 2, 0), torch.float16),
+                           ((2, 9, 4, 3, 6, 17), (1, 5, 3, 2, 0, 4), torch.int16),
                            ((4, 7, 5, 8), (2, 1, 3, 0), torch.float32), ((7, 2, 6, 8), (0, 3, 2, 1), torch.int16),
                            # output rows interleaved (permute_interleave): whole words, shifted into place, 2-byte
                            # elements, 2 and 31 rows, four more axes

@@ -197,6 +197,123 @@ def test_general_tiles_widen_two_byte_loads(shape, axes, steps, widened, rng):
     assert_bits_equal(run_engine(x, axes, plan.config), reference(x, axes))
 
 
+def test_divisor_magic_divides_every_31_bit_index(rng):
+    """divisor_magic's multiply and shift give n // d for divisors from 2 to 2**31 - 1 (the small ones, powers of two
+    and their neighbours, random ones) and dividends at the edges (0, multiples of d and their neighbours,
+    2**31 - 1) and at random; m fits a signed 32-bit integer; divisors past 31 bits are refused."""
+    from cornerturn.engine.permute import divisor_magic
+
+    divisors = [*range(2, 1025), *(2**k + e for k in range(10, 31) for e in (-1, 0, 1) if 2**k + e < 2**31),
+                *rng.integers(2, 2**31, 300).tolist()]
+    for d in divisors:
+        m, h = divisor_magic(d)
+        assert -2**31 <= m < 2**31 and 0 <= h < 31
+        top = (2**31 - 1) // d * d
+        n = np.array([0, 1, d - 1, d, d + 1, top - 1, top, 2**31 - 1, *rng.integers(0, 2**31, 64).tolist()],
+                     dtype=np.uint64)
+        n = n[n < 2**31]
+        q = ((n * np.uint64(m % 2**32)) >> np.uint64(32)) >> np.uint64(h)
+        assert (q == n // np.uint64(d)).all(), d
+    assert divisor_magic(1) == (0, 0)
+    with pytest.raises(ValueError, match="2\\*\\*31"):
+        divisor_magic(2**31)
+
+
+MULTIPLY_CASES = [  # (shape, axes, dtype, side A multiplies, side B multiplies): general tiles of small words
+    ((2, 3, 5, 3, 4, 7), (1, 3, 5, 4, 2, 0), np.float16, True, True),  # three axes a side: shifts of 0 (by 2) to 2
+    ((2, 5, 4, 3, 3, 9), (1, 5, 3, 2, 0, 4), np.int16, True, True),  # shifts of 1 (by 3) and 3 (by 9)
+    ((3, 5, 2, 7, 6), (4, 1, 3, 0, 2), np.uint8, True, True),
+    ((6, 9, 8, 16), (1, 3, 0, 2), np.int16, True, False),  # loads widened (ARITH_IN): side B divides
+    ((5, 6, 7, 9), (3, 1, 0, 2), np.float32, False, False),  # 4-byte words divide
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, magic_a, magic_b", MULTIPLY_CASES, ids=str)
+def test_general_tiles_divide_by_multiplying(shape, axes, dtype, magic_a, magic_b, rng):
+    """Tiles of 1- and 2-byte words split their sides' indices by multiplying (MAGIC_A; MAGIC_B where the loads
+    gather), bit-exact with the planner's tile and a small one (several tiles a side), and dividing again with
+    64-bit offsets; wider words keep dividing."""
+    from cornerturn.engine import permute
+    from cornerturn.engine import plan as engine_plan
+
+    x = random_bits(shape, dtype, rng)
+    perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    word = permute.widest_word(perm)
+    for config in (permute.heuristic(split(perm, word, max(16, permute.SIDE_BYTES // word))),
+                   permute.PermuteConfig(8, 4)):
+        launch = permute.build(perm, word, config).pieces[0][2]
+        given = dict(zip(launch.kernel.arg_names[2:], launch.ints))
+        assert (launch.constexprs["MAGIC_A"], launch.constexprs["MAGIC_B"]) == (magic_a, magic_b)
+        assert any(given[k] for k in ("ma0", "ma1", "mb0", "mb1")) == magic_a  # the multipliers go where used
+        assert_bits_equal(run_engine(x, axes, config), reference(x, axes))
+    saved = engine_plan.WIDE_FROM
+    engine_plan.WIDE_FROM = 0
+    try:
+        wide = permute.build(perm, word, permute.PermuteConfig(8, 4)).pieces[0][2].constexprs
+    finally:
+        engine_plan.WIDE_FROM = saved
+    assert not wide["MAGIC_A"] and not wide["MAGIC_B"]
+    assert_bits_equal(run_engine(x, axes, permute.PermuteConfig(8, 4), wide=True), reference(x, axes))
+
+
+# Compiles a plan's permute_tiles for sm_90 with MAGIC_A and MAGIC_B on and both off, no GPU needed (Triton's
+# own ptxas), and prints each one's thread layouts (TTGIR) and global loads and stores (PTX): run in a process of its
+# own, as @triton.jit under TRITON_INTERPRET=1 gives the interpreter's functions.
+_LAYOUTS = """
+import json, re, sys
+import numpy as np, triton
+from triton.backends.compiler import GPUTarget
+from cornerturn.engine import permute
+from cornerturn.problem import canonical_permutation
+shape, axes, size = json.loads(sys.argv[1])
+strides = [int(np.prod(shape[k + 1:])) * size for k in range(len(shape))]
+launch = permute.build(canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes)), size).pieces[0][2]
+names = launch.kernel.arg_names
+given = dict(zip(names[2:], launch.ints))
+found = []
+for magic in ((True, True), (False, False)):
+    constexprs = dict(launch.constexprs, MAGIC_A=magic[0], MAGIC_B=magic[1])
+    signature = {n: "*i%d" % (8 * size) for n in names[:2]}
+    attrs = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
+    for i, n in enumerate(names[2:], 2):  # Triton's own specialisation: ints of 1, and multiples of 16
+        if n not in constexprs and given[n] == 1:
+            constexprs[n] = 1
+        signature[n] = "constexpr" if n in constexprs else "i32"
+        if n not in constexprs and given[n] % 16 == 0:
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    k = triton.compile(triton.compiler.ASTSource(fn=launch.kernel, signature=signature, constexprs=constexprs,
+                                                 attrs=attrs), target=GPUTarget("cuda", 90, 32),
+                       options={"num_warps": launch.num_warps})
+    found.append({"magic": magic, "layouts": sorted(re.findall(r"#ttg.blocked<[^>]*>", k.asm["ttgir"])),
+                  "memory": sorted(re.findall(r"(?:ld|st).global[.a-z0-9]*", k.asm["ptx"])),
+                  "divides": len(re.findall(r"(?:div|rem).[su]32", k.asm["ptx"])),
+                  "multiplies": len(re.findall(r"mul.hi.u32", k.asm["ptx"]))})
+print(json.dumps(found))
+"""
+
+
+def test_multiplying_leaves_the_vectors_as_they_were():
+    """Where a tile's sides divide by multiplying, the compiled kernel keeps the thread layouts and the global loads'
+    and stores' widths of the one that divides (the difference that gives each digit is said to divide by 1: else
+    the stores' layout took vectors twice as wide as written, 1.5x the L2 sectors; H200, docs/permute.md), with the
+    divisions of its sides' digits gone."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TRITON_INTERPRET="0")
+    case = [[60, 43, 12, 35, 5, 16], [2, 4, 3, 5, 1, 0], 2]  # sides of 2 and 3 axes (B's loads widened)
+    done = subprocess.run([sys.executable, "-c", _LAYOUTS, json.dumps(case)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    multiplied, divided = json.loads(done.stdout)
+    assert multiplied["magic"] == [True, True] and divided["magic"] == [False, False]
+    assert multiplied["layouts"] == divided["layouts"] and multiplied["memory"] == divided["memory"]
+    assert any(op.startswith("st.global.v2") for op in divided["memory"])  # stores of 8 bytes
+    assert multiplied["multiplies"] > 0 and divided["multiplies"] == 0 and divided["divides"] > multiplied["divides"]
+
+
 PACKED_CASES = [  # (shape, axes, dtype, steps): side A short and the input's fastest axis short too
     ((3, 4, 5, 2, 7, 5), (3, 0, 2, 1, 5, 4), np.uint8, None),  # 7 x 5 bytes turned in each block, blocks permuted
     ((4, 7, 5, 8), (2, 1, 3, 0), np.float32, None),  # A of 4 words, then the input's 8 and one more axis
@@ -220,7 +337,8 @@ def test_packed_general_tiles(shape, axes, dtype, steps, rng):
     assert len(packed.a) > len(plain.a) and packed.size_a > plain.size_a
     config = permute.heuristic(packed)
     config = permute.PermuteConfig(config.block_a, config.block_b, config.num_warps, packed=True)
-    assert permute.build(perm, word, config).pieces[0][2].ints[-4] == packed.size_a
+    launch = permute.build(perm, word, config).pieces[0][2]
+    assert dict(zip(launch.kernel.arg_names[2:], launch.ints))["size_a"] == packed.size_a
     assert_bits_equal(run_engine(x, axes, config), reference(x, axes))
     found = permute.candidates(perm)
     assert found[0] == (permute.natural_word(perm), permute.build(perm, permute.natural_word(perm)).config)

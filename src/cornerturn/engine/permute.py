@@ -29,6 +29,14 @@ RUN_BLOCK = 1024  # words a permute_runs program moves: several units, or a piec
 # more than 2%, where plain tiles (one axis a side) whose output runs start at most 4-byte aligned keep word-wide
 # loads (0.90-0.96x widened). Vectors of 8 words ran one permutation at 0.65x (H200, 2026-11-26, docs/permute.md).
 LOAD_WORDS = {2: 4}
+# The general tiles of words up to this size split their sides' indices into digits by multiplying (MAGIC_A, MAGIC_B:
+# a high word and a shift, divisor_magic) instead of dividing, side B only where its loads gather element by element
+# (not ARITH_IN). Those tiles hold 32 to 64 elements a thread and were bound by issuing instructions (167-254
+# registers). On 96 random 1- and 2-byte permutations 1.21x in geometric mean (1-byte 1.64x, 2-byte 1.11x), 56 ahead
+# by more than 2%, 4 behind; side B multiplying where the loads widen ran 1.04x with 7 of 54 behind down to 0.87x; on
+# 40 of fresh seeds 1.07x, the slowest case 34% -> 39% of the copy; words of 4 to 16 bytes 0.99x, 9 of 47 behind
+# (H200, 2026-11-27, docs/permute.md, "Digits by multiplying").
+MULTIPLY_WORDS_MAX = 2
 
 
 @dataclass(frozen=True)
@@ -339,6 +347,19 @@ def heuristic(sides: Sides) -> PermuteConfig:
     return PermuteConfig(block_a, block_b, warps)
 
 
+def divisor_magic(d: int) -> tuple[int, int]:
+    """(m, h) such that n // d is the high word of n * m shifted right by h for every 0 <= n < 2**31 (m = ceil(2**(31
+    + l) / d), l = ceil(log2 d): Granlund and Montgomery's multiply for 31-bit dividends), m as a signed 32-bit
+    integer; (0, 0) for d < 2, which is never divided by."""
+    if d < 2:
+        return 0, 0
+    if d >= 2**31:
+        raise ValueError(f"divisor_magic: {d} is not below 2**31")
+    bits = (d - 1).bit_length()
+    m = -(-(1 << (31 + bits)) // d)
+    return (m - (1 << 32) if m >= 1 << 31 else m), bits - 1
+
+
 def _pad(values: list[int], n: int) -> list[int]:
     return values + [1] * (n - len(values))
 
@@ -363,6 +384,8 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
     programs = rest_in * tiles_a * tiles_b
     reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (*a, *b, *rest))
     wide = reach + config.block_a + config.block_b >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
+    magic = (sides.word <= MULTIPLY_WORDS_MAX and not wide  # 31-bit indices on both sides
+             and max(sides.size_a + config.block_a, sides.size_b + config.block_b) < 2**31)
     ins = [axis.in_stride for axis in rest]
     outs = [axis.out_stride for axis in rest]
     na_in = 1 if chained(a) else len(a)
@@ -376,7 +399,9 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
             *_pad([x.extent for x in b[:-1]], 2), *_pad([x.in_stride for x in b], 3),
             *_pad([x.out_stride for x in b], 3),
             *_pad([x.extent for x in rest[:-1]], 3), *_pad(ins, 4), *_pad(outs, 4),
-            sides.size_a, sides.size_b, tiles_a, tiles_b)
+            sides.size_a, sides.size_b, tiles_a, tiles_b,
+            *(v for x in _pad([x.extent for x in a[:-1]], 2) + _pad([x.extent for x in b[:-1]], 2)
+              for v in (divisor_magic(x) if magic else (0, 0))))
     align_oa = alignment(config.block_a, *outs)
     widen = LOAD_WORDS.get(sides.word, 0) if contig_ib > 1 and not (na_in == 1 and len(b) == 1 and align_oa <= 2) \
         else 0
@@ -387,7 +412,8 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
                   "CONTIG_IA": contig_ia, "ALIGN_IA": align_ia, "CONTIG_IB": contig_ib, "ALIGN_IB": align_ib,
                   "ALIGN_OA": align_oa, "ALIGN_OB": alignment(*(x.out_stride for x in b)), "WIDE": wide,
                   "ALIGN_SA": alignment(sides.size_a), "ARITH_IN": bool(widen),
-                  "ALIGN_SB": min(alignment(sides.size_b), widen) if widen else 1}
+                  "ALIGN_SB": min(alignment(sides.size_b), widen) if widen else 1,
+                  "MAGIC_A": magic, "MAGIC_B": magic and not widen}
     return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)
 
 

@@ -13,7 +13,9 @@ as attributes (tl.multiple_of, tl.max_contiguous) do not survive the compiler's 
 are written in the same way where ARITH_IN (the planner's LOAD_WORDS: 2-byte words, side B contiguous, ALIGN_I*
 capped at the vector wanted); elsewhere they stay attributes, and loads widen only where Triton's own
 specialisation (strides that are multiples of 16) does: wider loads ran 0.95-0.97x for 8-byte words
-(docs/permute.md).
+(docs/permute.md). Where MAGIC_A (MAGIC_B), side A's (B's) digits are split by multiplying with the planner's
+divisor_magic instead of dividing (a tile of 2-byte words holds 64 indices of A a thread, ten instructions each to
+divide); runs of neighbours that the loads widen over keep the division, whose runs the compiler follows.
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
@@ -54,10 +56,28 @@ from .narrow_kernel import _output_word, _shifted_into_place, _stacked
 
 
 @triton.jit
-def _offsets(idx, e0, e1, s0, s1, s2, N: tl.constexpr):
-    """sum(digit_k * s_k) of linear indices `idx` over N axes of extents (e0, e1, ...), innermost first."""
+def _quotient(n, m, h):
+    """n // d for 0 <= n < 2**31 as the high word of n * m shifted right by h, (m, h) being divisor_magic(d): a
+    multiply and a shift where a division takes about ten instructions."""
+    return (tl.umulhi(n.to(tl.uint32), m.to(tl.uint32, bitcast=True)) >> h).to(tl.int32)
+
+
+@triton.jit
+def _offsets(idx, e0, e1, s0, s1, s2, N: tl.constexpr, m0=0, h0=0, m1=0, h1=0, MAGIC: tl.constexpr = False):
+    """sum(digit_k * s_k) of linear indices `idx` over N axes of extents (e0, e1, ...), innermost first; with MAGIC,
+    the quotients by e0 and e1 from (m0, h0) and (m1, h1) (see _quotient)."""
     if N == 1:
         return idx * s0
+    if MAGIC:
+        upper = _quotient(idx, m0, h0)
+        # the compiler would take what divides the first index of idx's runs for every element of this difference
+        # (the multiply hides that each run is one quotient), and the stores' layout vectors wider than they are
+        # written: 1.5x the L2 sectors written in one case (H200). Said to divide by 1, as it may.
+        d0 = tl.multiple_of(idx - upper * e0, 1)
+        if N == 2:
+            return d0 * s0 + upper * s1
+        top = _quotient(upper, m1, h1)
+        return d0 * s0 + (upper - top * e1) * s1 + top * s2
     d0 = idx % e0
     upper = idx // e0
     if N == 2:
@@ -111,24 +131,28 @@ def permute_tiles(x_ptr, out_ptr,
                   ea0, ea1, ia0, ia1, ia2,
                   eb0, eb1, ib0, ib1, ib2, ob0, ob1, ob2,
                   er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
-                  size_a, size_b, tiles_a, tiles_b,
+                  size_a, size_b, tiles_a, tiles_b, ma0, ha0, ma1, ha1, mb0, hb0, mb1, hb1,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NB_IN: tl.constexpr, NR: tl.constexpr,
                   BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
                   CONTIG_IA: tl.constexpr, ALIGN_IA: tl.constexpr, CONTIG_IB: tl.constexpr, ALIGN_IB: tl.constexpr,
                   ALIGN_OA: tl.constexpr, ALIGN_OB: tl.constexpr, WIDE: tl.constexpr,
-                  ALIGN_SA: tl.constexpr, ALIGN_SB: tl.constexpr, ARITH_IN: tl.constexpr):
+                  ALIGN_SA: tl.constexpr, ALIGN_SB: tl.constexpr, ARITH_IN: tl.constexpr, MAGIC_A: tl.constexpr,
+                  MAGIC_B: tl.constexpr):
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
                                                  or3, NR, WIDE)
     a = ta * BLOCK_A + tl.arange(0, BLOCK_A)
     b = tb * BLOCK_B + tl.arange(0, BLOCK_B)
     if ARITH_IN:
-        in_a = _side_offsets(a, _aligned(in_base, ALIGN_IA), ea0, ea1, ia0, ia1, ia2, NA_IN, CONTIG_IA, ALIGN_IA)
-        in_b = _side_offsets(b, 0, eb0, eb1, ib0, ib1, ib2, NB_IN, CONTIG_IB, ALIGN_IB)
+        in_a = _side_offsets(a, _aligned(in_base, ALIGN_IA), ea0, ea1, ia0, ia1, ia2, NA_IN, CONTIG_IA, ALIGN_IA,
+                             ma0, ha0, ma1, ha1, MAGIC_A)
+        in_b = _side_offsets(b, 0, eb0, eb1, ib0, ib1, ib2, NB_IN, CONTIG_IB, ALIGN_IB, mb0, hb0, mb1, hb1, MAGIC_B)
     else:
-        in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN), CONTIG_IA, ALIGN_IA)
-        in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN), CONTIG_IB, ALIGN_IB)
+        in_a = _hinted(in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN, ma0, ha0, ma1, ha1, MAGIC_A), CONTIG_IA,
+                       ALIGN_IA)
+        in_b = _hinted(_offsets(b, eb0, eb1, ib0, ib1, ib2, NB_IN, mb0, hb0, mb1, hb1, MAGIC_B), CONTIG_IB, ALIGN_IB)
     out_a = _aligned(out_base, ALIGN_OA) + a
-    out_b = _offsets(b, eb0, eb1, _aligned(ob0, ALIGN_OB), _aligned(ob1, ALIGN_OB), _aligned(ob2, ALIGN_OB), NB)
+    out_b = _offsets(b, eb0, eb1, _aligned(ob0, ALIGN_OB), _aligned(ob1, ALIGN_OB), _aligned(ob2, ALIGN_OB), NB,
+                     mb0, hb0, mb1, hb1, MAGIC_B)
     # each side's bound written as a multiple of what divides it (ALIGN_SA; ALIGN_SB, 1 unless ARITH_IN), so that the
     # mask stays constant over a vector: told only the strides' alignment, the compiler splits masked vectors into
     # single elements
@@ -138,15 +162,18 @@ def permute_tiles(x_ptr, out_ptr,
 
 
 @triton.jit
-def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.constexpr, ALIGN: tl.constexpr):
+def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.constexpr, ALIGN: tl.constexpr,
+                  m0, h0, m1, h1, MAGIC: tl.constexpr):
     """base + _offsets(idx, ...) with what the planner knows written into the arithmetic: the innermost extent a
     multiple of CONTIG (runs of CONTIG neighbours where the first stride is 1), every stride that is not that unit
-    one, and base, multiples of ALIGN."""
+    one, and base, multiples of ALIGN. Runs of neighbours keep the division, which the compiler follows (not the
+    multiply of MAGIC): their loads widen, and a vector's lanes need no offsets of their own."""
     if N > 1 and CONTIG > 1:
         e0 = _aligned(e0, CONTIG)
     if CONTIG == 1:
         s0 = _aligned(s0, ALIGN)
-    return base + _offsets(idx, e0, e1, s0, _aligned(s1, ALIGN), _aligned(s2, ALIGN), N)
+    return base + _offsets(idx, e0, e1, s0, _aligned(s1, ALIGN), _aligned(s2, ALIGN), N, m0, h0, m1, h1,
+                           MAGIC and CONTIG == 1)
 
 
 @triton.jit
