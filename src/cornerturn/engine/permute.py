@@ -350,11 +350,9 @@ def heuristic(sides: Sides) -> PermuteConfig:
 def divisor_magic(d: int) -> tuple[int, int]:
     """(m, h) such that n // d is the high word of n * m shifted right by h for every 0 <= n < 2**31 (m = ceil(2**(31
     + l) / d), l = ceil(log2 d): Granlund and Montgomery's multiply for 31-bit dividends), m as a signed 32-bit
-    integer; (0, 0) for d < 2, which is never divided by."""
-    if d < 2:
-        return 0, 0
-    if d >= 2**31:
-        raise ValueError(f"divisor_magic: {d} is not below 2**31")
+    integer."""
+    if not 2 <= d < 2**31:
+        raise ValueError(f"divisor_magic: {d} is not from 2 to 2**31 - 1")
     bits = (d - 1).bit_length()
     m = -(-(1 << (31 + bits)) // d)
     return (m - (1 << 32) if m >= 1 << 31 else m), bits - 1
@@ -362,6 +360,13 @@ def divisor_magic(d: int) -> tuple[int, int]:
 
 def _pad(values: list[int], n: int) -> list[int]:
     return values + [1] * (n - len(values))
+
+
+def _multipliers(side: tuple[Axis, ...]) -> list[int]:
+    """divisor_magic's (m, h) of each extent that the side's digits divide by (all but its last axis's), zeros for
+    the kernel's unused ones."""
+    pairs = [v for axis in side[:-1] for v in divisor_magic(axis.extent)]
+    return pairs + [0] * (4 - len(pairs))
 
 
 def _contig(first: Axis, count: int, block: int, unit: bool) -> int:
@@ -400,8 +405,7 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
             *_pad([x.out_stride for x in b], 3),
             *_pad([x.extent for x in rest[:-1]], 3), *_pad(ins, 4), *_pad(outs, 4),
             sides.size_a, sides.size_b, tiles_a, tiles_b,
-            *(v for x in _pad([x.extent for x in a[:-1]], 2) + _pad([x.extent for x in b[:-1]], 2)
-              for v in (divisor_magic(x) if magic else (0, 0))))
+            *(_multipliers(a) + _multipliers(b) if magic else [0] * 8))
     align_oa = alignment(config.block_a, *outs)
     widen = LOAD_WORDS.get(sides.word, 0) if contig_ib > 1 and not (na_in == 1 and len(b) == 1 and align_oa <= 2) \
         else 0
