@@ -242,7 +242,7 @@ def test_general_tiles_divide_by_multiplying(shape, axes, dtype, magic_a, magic_
     for config in (permute.heuristic(split(perm, word, max(16, permute.SIDE_BYTES // word))),
                    permute.PermuteConfig(8, 4)):
         launch = permute.build(perm, word, config).pieces[0][2]
-        given = dict(zip(launch.kernel.arg_names[2:], launch.ints))
+        given = launch.named_ints()
         assert (launch.constexprs["MAGIC_A"], launch.constexprs["MAGIC_B"]) == (magic_a, magic_b)
         assert any(given[k] for k in ("ma0", "ma1", "mb0", "mb1")) == magic_a  # the multipliers go where used
         assert_bits_equal(run_engine(x, axes, config), reference(x, axes))
@@ -269,7 +269,7 @@ shape, axes, size = json.loads(sys.argv[1])
 strides = [int(np.prod(shape[k + 1:])) * size for k in range(len(shape))]
 launch = permute.build(canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes)), size).pieces[0][2]
 names = launch.kernel.arg_names
-given = dict(zip(names[2:], launch.ints))
+given = launch.named_ints()
 found = []
 for magic in ((True, True), (False, False)):
     constexprs = dict(launch.constexprs, MAGIC_A=magic[0], MAGIC_B=magic[1])
@@ -338,7 +338,7 @@ def test_packed_general_tiles(shape, axes, dtype, steps, rng):
     config = permute.heuristic(packed)
     config = permute.PermuteConfig(config.block_a, config.block_b, config.num_warps, packed=True)
     launch = permute.build(perm, word, config).pieces[0][2]
-    assert dict(zip(launch.kernel.arg_names[2:], launch.ints))["size_a"] == packed.size_a
+    assert launch.named_ints()["size_a"] == packed.size_a
     assert_bits_equal(run_engine(x, axes, config), reference(x, axes))
     found = permute.candidates(perm)
     assert found[0] == (permute.natural_word(perm), permute.build(perm, permute.natural_word(perm)).config)
@@ -770,7 +770,7 @@ def test_general_tile_hints_are_kept(case):
         for _, _, launch in permute.build(perm, word).pieces:
             if launch.kernel is not permute_tiles:
                 continue
-            v = dict(zip(permute_tiles.arg_names[2:], launch.ints))
+            v = launch.named_ints()
             c = launch.constexprs
             assert v["size_a"] % c["ALIGN_SA"] == 0 and v["size_b"] % c["ALIGN_SB"] == 0
             if c["ARITH_IN"]:  # loads widened: 2-byte words along a contiguous B, vectors of LOAD_WORDS at most

@@ -49,6 +49,10 @@ class Launch:
         self.word = word
         self._compiled: dict[tuple[bool, bool], tuple[Any, tuple]] = {}
 
+    def named_ints(self) -> dict[str, int]:
+        """The planned integer arguments by the kernel's names for them."""
+        return dict(zip(self.kernel.arg_names[2:], self.ints))
+
     def run_tensors(self, x: Any, out: Any, ints: tuple[int, ...] | None = None) -> None:
         """Through Triton's own launch path: torch tensors whose data pointers are the first elements."""
         self.kernel[(self.programs,)](x, out, *(self.ints if ints is None else ints), num_warps=self.num_warps,
@@ -62,10 +66,8 @@ class Launch:
             compiled = self.kernel.warmup(_Pointer(x_ptr, dtype), _Pointer(out_ptr, dtype), *self.ints,
                                           grid=(self.programs,), num_warps=self.num_warps, **self.constexprs)
             compiled._init_handles()
-        names = self.kernel.arg_names
-        given = dict(zip(names[2:], self.ints))
-        given.update(self.constexprs)
-        tail = tuple(given[n] for n in names[2:])
+        given = {**self.named_ints(), **self.constexprs}
+        tail = tuple(given[n] for n in self.kernel.arg_names[2:])
         entry = (_direct_launch(compiled, self.programs, tail), compiled, tail)
         self._compiled[key] = entry
         return entry
