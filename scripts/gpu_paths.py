@@ -216,6 +216,7 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            ((3, 9, 16, 11, 5), (1, 3, 0, 4, 2), torch.int8),
                            ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), torch.int8),
                            ((32, 3, 6, 20), (2, 1, 3, 0), torch.int8),  # words told: rows 2 words, runs 8 apart
+                           ((3, 16, 6, 16, 8), (0, 2, 4, 1, 3), torch.int8),  # words: A 2 axes, B 3 in 2 segments
                            ((124, 3, 33), (1, 0, 2), torch.int8), ((5, 40, 7), (1, 0, 2), torch.int8),
                            ((9, 33, 65), (1, 0, 2), torch.int32), ((6, 5, 7, 40), (2, 0, 1, 3), torch.float16),
                            ((3, 4, 5, 6, 2, 33), (4, 2, 0, 3, 1, 5), torch.complex128),

@@ -256,8 +256,8 @@ def test_general_tiles_divide_by_multiplying(shape, axes, dtype, magic_a, magic_
     assert_bits_equal(run_engine(x, axes, permute.PermuteConfig(8, 4), wide=True), reference(x, axes))
 
 
-# Compiles a plan's permute_tiles for sm_90 with MAGIC_A and MAGIC_B on and both off, no GPU needed (Triton's
-# own ptxas), and prints each one's thread layouts (TTGIR) and global loads and stores (PTX): run in a process of its
+# Compiles a plan's kernel for sm_90 with the given MAGIC constexprs all on and all off, no GPU needed (Triton's own
+# ptxas), and prints each one's thread layouts (TTGIR) and global loads and stores (PTX): run in a process of its
 # own, as @triton.jit under TRITON_INTERPRET=1 gives the interpreter's functions.
 _LAYOUTS = """
 import json, re, sys
@@ -265,15 +265,16 @@ import numpy as np, triton
 from triton.backends.compiler import GPUTarget
 from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
-shape, axes, size = json.loads(sys.argv[1])
+shape, axes, size, keys = json.loads(sys.argv[1])
 strides = [int(np.prod(shape[k + 1:])) * size for k in range(len(shape))]
-launch = permute.build(canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes)), size).pieces[0][2]
+perm = canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes))
+launch = permute.build(perm, permute.natural_word(perm)).pieces[0][2]
 names = launch.kernel.arg_names
 given = launch.named_ints()
 found = []
-for magic in ((True, True), (False, False)):
-    constexprs = dict(launch.constexprs, MAGIC_A=magic[0], MAGIC_B=magic[1])
-    signature = {n: "*i%d" % (8 * size) for n in names[:2]}
+for magic in (True, False):
+    constexprs = dict(launch.constexprs, **{key: magic for key in keys})
+    signature = {n: "*i%d" % (8 * launch.word) for n in names[:2]}
     attrs = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
     for i, n in enumerate(names[2:], 2):  # Triton's own specialisation: ints of 1, and multiples of 16
         if n not in constexprs and given[n] == 1:
@@ -297,21 +298,27 @@ def test_multiplying_leaves_the_vectors_as_they_were():
     and stores' widths of the one that divides (the difference that gives each digit is said to divide by 1: else
     the stores' layout took vectors twice as wide as written, 1.5x the L2 sectors; H200, docs/permute.md), with the
     divisions of its sides' digits gone."""
+    case = [[60, 43, 12, 35, 5, 16], [2, 4, 3, 5, 1, 0], 2, ["MAGIC_A", "MAGIC_B"]]  # sides of 2 and 3 axes
+    multiplied, divided = _compiled_both_ways(case)
+    assert multiplied["layouts"] == divided["layouts"] and multiplied["memory"] == divided["memory"]
+    assert any(op.startswith("st.global.v2") for op in divided["memory"])  # stores of 8 bytes (B's loads widened)
+    assert multiplied["multiplies"] > 0 and divided["multiplies"] == 0 and divided["divides"] > multiplied["divides"]
+
+
+def _compiled_both_ways(case):
+    """_LAYOUTS's two compilations of a case [shape, axes, itemsize, MAGIC keys]: multiplying, then dividing."""
     import json
     import os
     import subprocess
     import sys
 
     env = dict(os.environ, TRITON_INTERPRET="0")
-    case = [[60, 43, 12, 35, 5, 16], [2, 4, 3, 5, 1, 0], 2]  # sides of 2 and 3 axes (B's loads widened)
     done = subprocess.run([sys.executable, "-c", _LAYOUTS, json.dumps(case)], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     multiplied, divided = json.loads(done.stdout)
-    assert multiplied["magic"] == [True, True] and divided["magic"] == [False, False]
-    assert multiplied["layouts"] == divided["layouts"] and multiplied["memory"] == divided["memory"]
-    assert any(op.startswith("st.global.v2") for op in divided["memory"])  # stores of 8 bytes
-    assert multiplied["multiplies"] > 0 and divided["multiplies"] == 0 and divided["divides"] > multiplied["divides"]
+    assert multiplied["magic"] is True and divided["magic"] is False
+    return multiplied, divided
 
 
 PACKED_CASES = [  # (shape, axes, dtype, steps): side A short and the input's fastest axis short too
@@ -622,6 +629,62 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
               "4 rows": permute.PermuteWordsConfig(4, 16, 2)}[way]
     assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
     assert isinstance(permute.build(p, p.itemsize).config, permute.PermuteConfig)  # narrowed: element tiles
+
+
+def test_words_divide_by_multiplying(monkeypatch, rng):
+    """permute_words splits every index into digits by multiplying (MAGIC) wherever its indices fit 31 bits, with
+    divisor_magic's (m, h) for each extent it divides by and zeros for the others; with 64-bit offsets it divides
+    (test_words_kernel runs both ways bit-exact), as it does where a segment is one word. The cases of WORDS_CASES
+    reach every division there is: A of three axes, B of three, B in segments along two more axes."""
+    from cornerturn.engine import permute
+    from cornerturn.engine import plan as engine_plan
+
+    monkeypatch.setattr(permute, "SEGMENT_MIN", 4)  # as test_words_kernel plans them
+    monkeypatch.setattr(permute, "WORDS_MIN_A", 1)
+    monkeypatch.setattr(permute, "interleave_ok", lambda p: False)
+    reached = set()
+    for shape, axes, dtype, steps in WORDS_CASES:
+        x = _strided(dtype, shape, steps or (1,) * len(shape), 0)
+        p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+        launch = permute.build(p, 4).pieces[0][2]
+        c, given = launch.constexprs, launch.named_ints()
+        assert c["MAGIC"] is True
+        pairs = {"ma0": "ea0", "ma1": "ea1", "msw": "seg_words", "mes": "es0", "mb0": "eb0", "mb1": "eb1"}
+        used = {"ma0": c["NA_IN"] >= 2, "ma1": c["NA_IN"] >= 3, "msw": c["NS"] >= 1, "mes": c["NS"] >= 1,
+                "mb0": c["NB"] >= 2, "mb1": c["NB"] >= 3}
+        for m, extent in pairs.items():
+            h = "h" + m[1:]
+            if used[m]:
+                assert (given[m], given[h]) == permute.divisor_magic(given[extent]), (shape, m)
+            else:
+                assert (given[m], given[h]) == (0, 0), (shape, m)
+        reached |= {k for k in ("ma1", "mb1") if used[k]} | ({"ns2"} if c["NS"] == 2 else set())
+        saved = engine_plan.WIDE_FROM
+        engine_plan.WIDE_FROM = 0
+        try:
+            wide = permute.build(p, 4).pieces[0][2]
+        finally:
+            engine_plan.WIDE_FROM = saved
+        assert wide.constexprs["MAGIC"] is False and not any(wide.named_ints()[m] for m in pairs)
+    assert reached == {"ma1", "mb1", "ns2"}
+    # segments of one word (4 bytes): nothing to divide by there, so the kernel divides, bit-exact
+    x = random_bits((3, 4, 5, 3, 6, 4), np.uint8, rng)
+    p = canonical_permutation(x.shape, x.strides, x.itemsize, (3, 1, 5, 2, 0, 4))
+    launch = permute.build(p, 4).pieces[0][2]
+    assert launch.named_ints()["seg_words"] == 1 and launch.constexprs["MAGIC"] is False
+    assert_bits_equal(run_engine(x, (3, 1, 5, 2, 0, 4)), reference(x, (3, 1, 5, 2, 0, 4)))
+
+
+@pytest.mark.full
+def test_words_multiplying_leaves_the_vectors_as_they_were():
+    """permute_words multiplying keeps the thread layouts and the global loads' and stores' widths of the kernel that
+    divides, with the divisions gone: a case whose A has two axes, B three, in segments along two more, and whose
+    output runs are stored as 8-byte vectors."""
+    case = [[3, 16, 6, 16, 8], [0, 2, 4, 1, 3], 1, ["MAGIC"]]
+    multiplied, divided = _compiled_both_ways(case)
+    assert multiplied["layouts"] == divided["layouts"] and multiplied["memory"] == divided["memory"]
+    assert any(op.startswith("st.global.v2") for op in divided["memory"])
+    assert multiplied["multiplies"] > 0 and divided["multiplies"] == 0 and divided["divides"] > multiplied["divides"]
 
 
 def test_words_modes_and_rule(monkeypatch):

@@ -37,6 +37,12 @@ LOAD_WORDS = {2: 4}
 # 40 of fresh seeds 1.07x, the slowest case 34% -> 39% of the copy; words of 4 to 16 bytes 0.99x, 9 of 47 behind
 # (H200, 2026-11-27, docs/permute.md, "Digits by multiplying").
 MULTIPLY_WORDS_MAX = 2
+# permute_words splits its indices into digits by multiplying too (MAGIC: the rows of A, the words of B's segments,
+# the columns of B): 1.10x and 1.11x in geometric mean over 120 random byte permutations of seeds 17001-17070 (13
+# behind by more than 2%, down to 0.87x; the slowest ones 1.4x-1.8x), 1.07x over 60 fresh ones on an H100 (14 behind,
+# down to 0.85x); no rule over the plans' constexprs told the ones behind apart (H200, H100, 2026-11-27,
+# docs/permute.md, "permute_words by multiplying").
+WORDS_MULTIPLY = True
 
 
 @dataclass(frozen=True)
@@ -500,13 +506,22 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
             seg_len, seg_words, *_pad([x.extent for x in segments[:1]], 1), *_pad([x.in_stride for x in segments], 2),
             *_pad([x.extent for x in rest[:-1]], 3), *_pad([x.in_stride for x in rest], 4),
             *_pad([x.out_stride for x in rest], 4), sides.size_a, sides.size_b, tiles_a, tiles_b, nbytes)
+    # digits by multiplying (WORDS_MULTIPLY) where the indices of A, of B's words and of its elements fit 31 bits and
+    # every divisor is 2 or more (a segment of one word is not)
+    magic = WORDS_MULTIPLY and not wide and (not segments or seg_words >= 2) and \
+        max(sides.size_a + config.block_a + 4, 4 * (words_b + config.block_cw + seg_words)) < 2**31
+    if magic:
+        segment_pairs = [*divisor_magic(seg_words), *divisor_magic(segments[0].extent)] if segments else [0] * 4
+        ints += (*_multipliers(a), *segment_pairs, *_multipliers(b))
+    else:
+        ints += (0,) * 12
     constexprs = {"NA_IN": na_in, "NB": len(b), "NS": len(segments), "NR": len(rest), "BLOCK_A": config.block_a,
                   "BLOCK_CW": config.block_cw, "E": size, "IN_WORDS": in_words, "OUT": out, "WIDE": wide,
                   "ASM": inline_asm(),
                   # shifted runs take each group's successor gathered from the tile, not read again: 1.08x on 30
                   # random cases (0.93x-1.55x; H200, 2026-11-26, docs/permute.md)
                   "NEXT_BY_GATHER": out == 1 and config.block_a // 4 >= 2, "IN_ALIGN": in_align,
-                  "OUT_ALIGN": out_align}
+                  "OUT_ALIGN": out_align, "MAGIC": magic}
     plan = EnginePlan(perm, config, 4, reason or "given")
     plan.pieces.append((0, 0, Launch(permute_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

@@ -35,7 +35,9 @@ each word where a segment starts inside one; byte permutes regroup 4 (2) rows in
 side A spans whole words of the output, else shifted into place from two groups of rows (the loose elements at each
 run's ends one by one; each group's successor gathered from the tile where NEXT_BY_GATHER, else the tile read a second
 time) or element by element (the transpose's words kernel, with a permutation's rows). Told where rows and runs
-start (IN_ALIGN, OUT_ALIGN), the loads of B in one segment and the stores of whole-word runs widen to vectors.
+start (IN_ALIGN, OUT_ALIGN), the loads of B in one segment and the stores of whole-word runs widen to vectors. Where
+MAGIC, every index is split into digits by multiplying (divisor_magic), as in permute_tiles: these tiles were bound by
+issuing instructions, the divisions a good part of them.
 
 permute_interleave: bytes or 2-byte elements whose output's innermost axis R is short (2 to 31 elements) and whose
 next output axis is the input's fastest (C): each index of the other axes is a chunk, an R x C transpose whose
@@ -211,16 +213,18 @@ def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, 
 @triton.jit
 def _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a,
                    size_b, nbytes, NA_IN: tl.constexpr, NS: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr,
-                   ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1):
+                   ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, ma0=0, ha0=0, ma1=0, ha1=0, mes=0, hes=0,
+                   MAGIC: tl.constexpr = False):
     """Rows a (indices of A) of a permute_words tile read along B as 32-bit words: for each row, word w of its
     segment seg (cw = seg * seg_words + w), funnel-shifted where the segment starts inside a word; 0 past the sides.
     IN_ALIGN (with IN_WORDS) divides every segment's first word and B's words: written into the arithmetic, so that
-    loads widen."""
-    row = in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN)  # each row's first element of B
+    loads widen. With MAGIC, the digits of a and seg come from multiplying (divisor_magic's (m, h) of ea0, ea1 and
+    es0; see _quotient)."""
+    row = in_base + _offsets(a, ea0, ea1, ia0, ia1, ia2, NA_IN, ma0, ha0, ma1, ha1, MAGIC)  # each row's first of B
     if NS == 0:  # noqa: SIM108 - a constexpr: one segment, all of B
         start = (row * E)[:, None]  # byte where each row's segment starts
     else:
-        start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS)[None, :]) * E)
+        start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS, mes, hes, mes, hes, MAGIC)[None, :]) * E)
     bound = (size_b // seg_len) * seg_words  # words along B
     if IN_WORDS:
         bound = _aligned(bound, IN_ALIGN)
@@ -243,10 +247,11 @@ def permute_words(x_ptr, out_ptr,
                   eb0, eb1, ob0, ob1, ob2, seg_len, seg_words, es0, is0, is1,
                   er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2, or3,
                   size_a, size_b, tiles_a, tiles_b, nbytes,
+                  ma0, ha0, ma1, ha1, msw, hsw, mes, hes, mb0, hb0, mb1, hb1,
                   NA_IN: tl.constexpr, NB: tl.constexpr, NS: tl.constexpr, NR: tl.constexpr, BLOCK_A: tl.constexpr,
                   BLOCK_CW: tl.constexpr, E: tl.constexpr, IN_WORDS: tl.constexpr, OUT: tl.constexpr,
                   WIDE: tl.constexpr, ASM: tl.constexpr, NEXT_BY_GATHER: tl.constexpr = False,
-                  IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1):
+                  IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1, MAGIC: tl.constexpr = False):
     """A tile of BLOCK_A indices of A (rows) x BLOCK_CW words along B of one index of the rest; offsets in elements of
     E bytes, x_ptr and out_ptr 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. B is read in
     segments: its first axes, which lie end to end in the input (seg_len elements from each row's start, seg_words
@@ -256,7 +261,9 @@ def permute_words(x_ptr, out_ptr,
     into place from two groups of rows (the tile is read a second time, PACK rows lower), the elements before a
     run's first whole word and from its last one on stored one by one; 2, element by element. IN_ALIGN (with
     IN_WORDS) and OUT_ALIGN (with OUT 0) are powers of two that divide, in words, where each segment starts and where
-    each output run starts and how many words it holds: written into the arithmetic, so that accesses widen."""
+    each output run starts and how many words it holds: written into the arithmetic, so that accesses widen. With
+    MAGIC (indices in 31 bits), every index is split into digits by multiplying: (m, h) of divisor_magic for the
+    extents of A (ma0, ma1), the words of a segment (msw), the first segment axis (mes) and B (mb0, mb1)."""
     PACK: tl.constexpr = 4 // E
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
     ta, tb, in_base, out_base = _tile_of_program(tiles_a, tiles_b, er0, er1, er2, ir0, ir1, ir2, ir3, or0, or1, or2,
@@ -266,16 +273,18 @@ def permute_words(x_ptr, out_ptr,
     if NS == 0:
         seg, w = 0, cw
     else:
-        seg = cw // seg_words
+        seg = _quotient(cw, msw, hsw) if MAGIC else cw // seg_words
         w = cw - seg * seg_words
     v = _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1,
-                       size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN)
+                       size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN, ma0, ha0, ma1, ha1, mes, hes,
+                       MAGIC)
     if OUT == 2:
         items = _words_of(out_ptr, E)
         for k in tl.static_range(PACK):
             c = seg * seg_len + w * PACK + k
             item = ((v >> (8 * E * k)) & ITEM).to(items.dtype.element_ty)
-            tl.store(items + (out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB))[None, :] + a[:, None], item,
+            run = out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB, mb0, hb0, mb1, hb1, MAGIC)
+            tl.store(items + run[None, :] + a[:, None], item,
                      mask=(a < size_a)[:, None] & ((w * PACK + k < seg_len) & (c < size_b))[None, :])
     else:
         BLOCK_G: tl.constexpr = BLOCK_A // PACK
@@ -284,19 +293,21 @@ def permute_words(x_ptr, out_ptr,
             if NEXT_BY_GATHER:  # the tile's own groups gathered, the group after the tile loaded alone
                 e = _rows_in_words(x_ptr, in_base, ta * BLOCK_A + BLOCK_A + tl.arange(0, PACK), cw, seg, w, ea0, ea1,
                                    ia0, ia1, ia2, seg_len, seg_words, es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS,
-                                   E, IN_WORDS, ASM, IN_ALIGN)
+                                   E, IN_WORDS, ASM, IN_ALIGN, ma0, ha0, ma1, ha1, mes, hes, MAGIC)
                 e0, e1, e2, e3 = _group_words(e, 1, BLOCK_CW, PACK, ASM)
                 n0, n1, n2, n3 = _successors(w0, w1, w2, w3, e0, e1, e2, e3, BLOCK_G, BLOCK_CW, PACK)
             else:
                 v = _rows_in_words(x_ptr, in_base, a + PACK, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_len, seg_words,
-                                   es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN)
+                                   es0, is0, is1, size_a, size_b, nbytes, NA_IN, NS, E, IN_WORDS, ASM, IN_ALIGN, ma0,
+                                   ha0, ma1, ha1, mes, hes, MAGIC)
                 n0, n1, n2, n3 = _group_words(v, BLOCK_G, BLOCK_CW, PACK, ASM)
         g = ta * BLOCK_G + tl.arange(0, BLOCK_G)  # groups of PACK rows: the output words' places along A
         for k in tl.static_range(PACK):
             group = _pick(k, w0, w1, w2, w3)  # element k of each input word: B's element c, rows of groups g
             c = seg * seg_len + w * PACK + k  # B's element
             col = (w * PACK + k < seg_len) & (c < size_b)
-            run = out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB)  # where c's run along A starts (elements)
+            # where c's run along A starts (elements)
+            run = out_base + _offsets(c, eb0, eb1, ob0, ob1, ob2, NB, mb0, hb0, mb1, hb1, MAGIC)
             if OUT == 0:  # run and size_a in whole words, multiples of OUT_ALIGN (the planner's promise)
                 tl.store(out_ptr + _aligned(run // PACK, OUT_ALIGN)[None, :] + g[:, None],
                          group.to(tl.int32, bitcast=True),
