@@ -485,6 +485,8 @@ def test_interleave_kernel(shape, axes, dtype, steps, way, rng):
     assert permute.interleave_ok(p) and permute.natural_word(p) == 4
     assert isinstance(permute.build(p, 4).config, permute.PermuteInterleaveConfig)
     config = None if way == "planner" else permute.PermuteInterleaveConfig(32, 1)
+    launch = permute.build(p, 4, config).pieces[0][2]  # lanes' digits by multiplying, 64-bit offsets dividing
+    assert launch.constexprs["MAGIC"] is (launch.named_ints()["chunk_words"] >= 2)
     assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), reference(x, axes))
     assert not isinstance(permute.build(p, x.itemsize).config, permute.PermuteInterleaveConfig)  # narrowed
 
@@ -495,6 +497,8 @@ def test_interleave_rule():
     fit = canon((10, 5, 7, 18), (2, 1, 3, 0), 1)  # rows of 10 along the input's fastest axis (18)
     assert permute.interleave_ok(fit)
     assert permute.build(fit, 4).pieces[0][2].constexprs["R"] == 10
+    one_word = permute.build(canon((10, 5, 7, 4), (2, 1, 3, 0), 1), 4).pieces[0][2]  # chunks of one word: no
+    assert one_word.named_ints()["chunk_words"] == 1 and one_word.constexprs["MAGIC"] is False  # divisor of 1
     assert permute.interleave_ok(canon((31, 5, 7, 18), (2, 1, 3, 0), 2))  # 31 rows of 2-byte elements
     assert not permute.interleave_fit(canon((32, 5, 7, 18), (2, 1, 3, 0), 1))  # 32 rows
     assert not permute.interleave_fit(canon((10, 5, 7, 18), (2, 1, 3, 0), 4))  # 4-byte elements
@@ -540,6 +544,7 @@ def test_shifted_runs_kernel(shape, axes, dtype, steps, way, rng):
         assert permute.natural_word(p) == 4 and isinstance(permute.build(p, 4).config, permute.ShiftedRunsConfig)
         assert_bits_equal(run_engine(x, axes), want)
     config = permute.ShiftedRunsConfig(2 * one, 2) if way == "two a program" else permute.ShiftedRunsConfig(one, 1)
+    assert permute.build(p, 4, config).pieces[0][2].constexprs["MAGIC"] is True  # (64-bit offsets: dividing)
     assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
     assert isinstance(permute.build(p, 1).config, (permute.PermuteConfig, permute.RunsConfig))  # narrowed
 

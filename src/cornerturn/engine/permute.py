@@ -315,11 +315,13 @@ def _build_interleave(perm: Permutation, config: PermuteInterleaveConfig | None,
     wide = max(nbytes, perm.elements * size) + 4 * config.block >= engine_plan.WIDE_FROM or \
         lanes + config.block >= engine_plan.WIDE_FROM
     row_stride = perm.in_strides[-1]
+    magic = WORDS_MULTIPLY and not wide and chunk_words >= 2  # 31-bit indices, no divisor of 1
     ints = (lanes, chunk_words, row_stride, rows * cols * size, *_pad([e for e, _, _ in rest[:-1]], 3),
-            *_pad([i for _, i, _ in rest], 4), *_pad([o for _, _, o in rest], 4), nbytes)
+            *_pad([i for _, i, _ in rest], 4), *_pad([o for _, _, o in rest], 4), nbytes,
+            *(_lane_multipliers(chunk_words, [e for e, _, _ in rest]) if magic else [0] * 8))
     constexprs = {"NR": len(rest), "R": rows, "E": size, "RP": _pow2_at_least(rows), "BLOCK": config.block,
                   "IN_WORDS": all(s % 4 == 0 for s in (row_stride, *(i for _, i, _ in rest))),
-                  "SHIFT": rows * cols * size % 4 != 0, "WIDE": wide, "ASM": inline_asm()}
+                  "SHIFT": rows * cols * size % 4 != 0, "WIDE": wide, "ASM": inline_asm(), "MAGIC": magic}
     plan = EnginePlan(perm, config, 4, reason)
     plan.pieces.append((0, 0, Launch(permute_interleave, programs, ints, constexprs, config.num_warps, 4)))
     return plan
@@ -373,6 +375,13 @@ def _multipliers(side: tuple[Axis, ...]) -> list[int]:
     the kernel's unused ones."""
     pairs = [v for axis in side[:-1] for v in divisor_magic(axis.extent)]
     return pairs + [0] * (4 - len(pairs))
+
+
+def _lane_multipliers(first: int, rest: list[int]) -> list[int]:
+    """divisor_magic's (m, h) of `first` (what a lane's index is divided by first) and of the rest axes' extents that
+    _rest_offsets divides by (all but the last), zeros for the kernel's unused ones."""
+    pairs = [v for d in (first, *rest[:-1]) for v in divisor_magic(d)]
+    return pairs + [0] * (8 - len(pairs))
 
 
 def _contig(first: Axis, count: int, block: int, unit: bool) -> int:
@@ -547,10 +556,12 @@ def _build_shifted_runs(perm: Permutation, config: ShiftedRunsConfig | None, rea
     nbytes = sum((x.extent - 1) * x.in_stride for x in (one, *rest)) + unit
     wide = max(nbytes, perm.elements * perm.itemsize) + 4 * config.block >= engine_plan.WIDE_FROM or \
         programs >= engine_plan.WIDE_FROM
+    magic = WORDS_MULTIPLY and not wide and units + _pow2_at_least(runs) < 2**31  # 31-bit unit indices
     ints = (units, one.extent, one.in_stride, *_pad([x.extent for x in rest[:-1]], 3),
-            *_pad([x.in_stride for x in rest], 4), nbytes)
+            *_pad([x.in_stride for x in rest], 4), nbytes,
+            *(_lane_multipliers(one.extent, [x.extent for x in rest]) if magic else [0] * 8))
     constexprs = {"NR": len(rest), "UNIT": unit, "RUNS": runs, "RUNS_P2": _pow2_at_least(runs),
-                  "BLOCK_W": config.block, "WIDE": wide, "ASM": inline_asm()}
+                  "BLOCK_W": config.block, "WIDE": wide, "ASM": inline_asm(), "MAGIC": magic}
     plan = EnginePlan(perm, config, 4, reason)
     plan.pieces.append((0, 0, Launch(permute_runs_words, programs, ints, constexprs, config.num_warps, 4)))
     return plan

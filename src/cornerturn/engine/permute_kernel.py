@@ -88,12 +88,27 @@ def _offsets(idx, e0, e1, s0, s1, s2, N: tl.constexpr, m0=0, h0=0, m1=0, h1=0, M
 
 
 @triton.jit
-def _rest_offsets(r, e0, e1, e2, s0, s1, s2, s3, N: tl.constexpr):
-    """The same for a scalar index over N rest axes (up to four)."""
+def _rest_offsets(r, e0, e1, e2, s0, s1, s2, s3, N: tl.constexpr, m0=0, h0=0, m1=0, h1=0, m2=0, h2=0,
+                  MAGIC: tl.constexpr = False):
+    """The same for a scalar index, or one a lane, over N rest axes (up to four); with MAGIC, the quotients by e0, e1
+    and e2 from (m0, h0), (m1, h1) and (m2, h2) (see _quotient)."""
     if N == 0:
         return r * 0
     if N == 1:
         return r * s0
+    if MAGIC:
+        q = _quotient(r, m0, h0)
+        off = tl.multiple_of(r - q * e0, 1) * s0  # (see _offsets)
+        if N == 2:
+            return off + q * s1
+        r = q
+        q = _quotient(r, m1, h1)
+        off += tl.multiple_of(r - q * e1, 1) * s1
+        if N == 3:
+            return off + q * s2
+        r = q
+        q = _quotient(r, m2, h2)
+        return off + tl.multiple_of(r - q * e2, 1) * s2 + q * s3
     off = (r % e0) * s0
     r = r // e0
     if N == 2:
@@ -343,18 +358,21 @@ def _shifted_word(x_ptr, src, ok, nbytes, ASM: tl.constexpr):
 
 @triton.jit
 def permute_runs_words(x_ptr, out_ptr, units, e1, s1, er0, er1, er2, ir0, ir1, ir2, ir3, nbytes,
+                       m1, h1, mr0, hr0, mr1, hr1, mr2, hr2,
                        NR: tl.constexpr, UNIT: tl.constexpr, RUNS: tl.constexpr, RUNS_P2: tl.constexpr,
-                       BLOCK_W: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
+                       BLOCK_W: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr, MAGIC: tl.constexpr = False):
     """`units` units of UNIT bytes, in the output's order (C-contiguous): unit f is index f % e1 of axis 1 (input
     stride s1 bytes) and f // e1 of the rest axes (NR of them, innermost first; input strides in bytes). Program p
     moves units p RUNS onwards (RUNS <= RUNS_P2, RUNS * UNIT <= 4 BLOCK_W - 3 bytes), whatever rest indices they
-    have. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr."""
+    have. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes` readable bytes from x_ptr. With MAGIC
+    (indices in 31 bits), the units' digits come from multiplying: (m, h) of divisor_magic for e1 and the rest's."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
         pid = pid.to(tl.int64)
     f = pid * RUNS + tl.arange(0, RUNS_P2)  # the program's units
-    r = f // e1
-    at = (f - r * e1) * s1 + _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)  # where each starts
+    r = _quotient(f, m1, h1) if MAGIC else f // e1
+    at = (f - r * e1) * s1 + _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR, mr0, hr0, mr1, hr1, mr2, hr2,
+                                           MAGIC)  # where each starts
     span = tl.minimum(units - pid * RUNS, RUNS) * UNIT  # bytes of the output span
     start = pid * RUNS * UNIT  # its first byte in the output
     lead = (4 - start % 4) % 4  # bytes before its first whole word
@@ -396,9 +414,9 @@ def _edge_bytes(out_ptr, word, at, low, high):
 
 @triton.jit
 def permute_interleave(x_ptr, out_ptr, lanes, chunk_words, row_stride, chunk_bytes, er0, er1, er2, ir0, ir1, ir2, ir3,
-                       or0, or1, or2, or3, nbytes, NR: tl.constexpr, R: tl.constexpr, E: tl.constexpr,
-                       RP: tl.constexpr, BLOCK: tl.constexpr, IN_WORDS: tl.constexpr, SHIFT: tl.constexpr,
-                       WIDE: tl.constexpr, ASM: tl.constexpr):
+                       or0, or1, or2, or3, nbytes, mq, hq, mr0, hr0, mr1, hr1, mr2, hr2, NR: tl.constexpr,
+                       R: tl.constexpr, E: tl.constexpr, RP: tl.constexpr, BLOCK: tl.constexpr, IN_WORDS: tl.constexpr,
+                       SHIFT: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr, MAGIC: tl.constexpr = False):
     """`lanes` word-columns, `chunk_words` a chunk: chunk q is an R x C transpose of E-byte elements (rows
     `row_stride` bytes apart, each row's C elements contiguous) at the input byte and output byte that rest index q
     gives (NR axes, innermost first, strides in bytes), whose output is `chunk_bytes` (R C E) bytes. With IN_WORDS
@@ -407,22 +425,25 @@ def permute_interleave(x_ptr, out_ptr, lanes, chunk_words, row_stride, chunk_byt
     is funnel-shifted into place from the word built before it (for a word-column's first, the previous
     word-column's last, built again from the rows it reads), and the first and last words, which the chunk shares
     with its neighbours, are written byte by byte. x_ptr and out_ptr are 4-byte aligned; the input holds `nbytes`
-    readable bytes from x_ptr."""
+    readable bytes from x_ptr. With MAGIC (indices in 31 bits), the lanes' chunks and their digits come from
+    multiplying: (m, h) of divisor_magic for chunk_words and the rest's extents."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: 2**31 bytes or more in the input or the output
         pid = pid.to(tl.int64)
     f = pid * BLOCK + tl.arange(0, BLOCK)
-    q = f // chunk_words  # each lane's chunk and word-column in it
+    q = _quotient(f, mq, hq) if MAGIC else f // chunk_words  # each lane's chunk and word-column in it
     cw = f - q * chunk_words
     live = f < lanes
-    src = _rest_offsets(q, er0, er1, er2, ir0, ir1, ir2, ir3, NR) + 4 * cw  # row 0's first byte of the word-column
+    # row 0's first byte of the word-column
+    src = _rest_offsets(q, er0, er1, er2, ir0, ir1, ir2, ir3, NR, mr0, hr0, mr1, hr1, mr2, hr2, MAGIC) + 4 * cw
     rows = ()
     for r in tl.static_range(R):
         rows = rows + (_lane_row_word(x_ptr, src + r * row_stride, live, nbytes, IN_WORDS, ASM),)
     built = ()
     for j in tl.static_range(R):
         built = built + (_output_word(rows, j, R, E, ASM),)
-    start = _rest_offsets(q, er0, er1, er2, or0, or1, or2, or3, NR)  # the chunk's first output byte
+    start = _rest_offsets(q, er0, er1, er2, or0, or1, or2, or3, NR, mr0, hr0, mr1, hr1, mr2, hr2,
+                          MAGIC)  # the chunk's first output byte
     if SHIFT:
         o = start % 4
         before = tl.where(cw > 0, src - 4, src)  # the previous word-column (the first's is not needed)
