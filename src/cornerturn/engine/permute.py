@@ -37,11 +37,13 @@ LOAD_WORDS = {2: 4}
 # 40 of fresh seeds 1.07x, the slowest case 34% -> 39% of the copy; words of 4 to 16 bytes 0.99x, 9 of 47 behind
 # (H200, 2026-11-27, docs/permute.md, "Digits by multiplying").
 MULTIPLY_WORDS_MAX = 2
-# permute_words splits its indices into digits by multiplying too (MAGIC: the rows of A, the words of B's segments,
-# the columns of B): 1.10x and 1.11x in geometric mean over 120 random byte permutations of seeds 17001-17070 (13
-# behind by more than 2%, down to 0.87x; the slowest ones 1.4x-1.8x), 1.07x over 60 fresh ones on an H100 (14 behind,
-# down to 0.85x); no rule over the plans' constexprs told the ones behind apart (H200, H100, 2026-11-27,
-# docs/permute.md, "permute_words by multiplying").
+# The kernels of 32-bit words split their indices into digits by multiplying too (MAGIC). permute_words (the rows of
+# A, the words of B's segments, the columns of B): 1.10x and 1.11x in geometric mean over 120 random byte
+# permutations of seeds 17001-17070 (13 behind by more than 2%, down to 0.87x; the slowest ones 1.4x-1.8x), 1.07x over
+# 60 fresh ones on an H100 (14 behind, down to 0.85x); no rule over the plans' constexprs told the ones behind apart
+# (docs/permute.md, "permute_words by multiplying"). permute_interleave and permute_runs_words (each lane's chunk or
+# unit and the rest axes' digits): 1.037x and 1.029x over 88 random permutations, 3 behind by at most 3%; 1.012x over
+# 48 on an H100 (docs/permute.md, "Lanes' indices by multiplying"). H200 and H100, 2026-11-27.
 WORDS_MULTIPLY = True
 
 

@@ -239,6 +239,8 @@ def _rows_in_words(x_ptr, in_base, a, cw, seg, w, ea0, ea1, ia0, ia1, ia2, seg_l
     if NS == 0:  # noqa: SIM108 - a constexpr: one segment, all of B
         start = (row * E)[:, None]  # byte where each row's segment starts
     else:
+        # (a segment index divides once, by es0; (mes, hes) twice, as the compiler reads the code past a constexpr
+        # return too, and a Python 0 there would not compile)
         start = ((row[:, None] + _offsets(seg, es0, 1, is0, is1, 0, NS, mes, hes, mes, hes, MAGIC)[None, :]) * E)
     bound = (size_b // seg_len) * seg_words  # words along B
     if IN_WORDS:
