@@ -587,6 +587,8 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
     ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), np.uint8, None),  # the same, output words
     ((5, 2, 5, 12), (1, 0, 3, 2), np.uint8, (1, 1, 2, 1)),  # strided segments
     ((4, 3, 2, 16), (1, 3, 0, 2), np.uint8, None),  # rows 16 bytes apart, output runs of 2 words: both told
+    ((3, 24, 9, 8), (0, 3, 2, 1), np.uint8, None),  # B takes the axis that continues the input's run (RUN_TO_B)
+    ((3, 8, 40, 4, 8), (2, 4, 3, 0, 1), np.int8, None),  # the same with rest axes
 ]
 
 
@@ -599,7 +601,8 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 # without the next group from the tile, as in the smallest tiles, in an eighth of the programs).
 WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
 WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
-              "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles", "64-bit")
+              "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles", "64-bit", "items",
+              "64-bit")
 WORDS_FAST_PAIRS = list(zip(WORDS_CASES, WORDS_FAST))
 
 
@@ -726,6 +729,17 @@ def test_words_modes_and_rule(monkeypatch):
     assert not permute.words_ok(canon((6, 7, 15, 19), (1, 0, 3, 2), 1))  # and so does B cut
     assert permute.words_ok(canon((10, 5, 40, 18), (2, 1, 3, 0), 1))  # B end to end: 10 bytes along A will do
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["IN_WORDS"] is True
+    # B's segments under SHORT_SEGMENT bytes: B takes the axis that continues the input's run, where its segments
+    # then reach SHORT_SEGMENT and A spans whole words
+    from cornerturn.tiling import segment_extent
+    run = canon((3, 24, 9, 8), (0, 3, 2, 1), 1)  # A 24 x 9, B 8 then 9 x 3 apart: segments of 8 bytes
+    assert segment_extent(permute._words_sides(run).b) == 8
+    taken = permute.words_sides(run)  # A 24 alone, B 8 x 9 end to end: segments of 72
+    assert (taken.size_a, segment_extent(taken.b)) == (24, 72)
+    assert permute.build(run, 4).pieces[0][2].constexprs["OUT"] == 0
+    kept = canon((7, 13, 3, 12, 10), (1, 4, 3, 2, 0), 1)  # the same would leave A 21 bytes: kept
+    assert permute.words_sides(kept) == permute._words_sides(kept)
+    assert segment_extent(permute._words_sides(kept, None, permute.RUN_TO_B).b) >= permute.SHORT_SEGMENT
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["NS"] == 2
     assert launch((5, 20, 35), (2, 1, 0), 1)["NS"] == 0
     short = canon((6, 4, 5, 6, 7), (4, 2, 0, 3, 1), 1)  # segments of 7 bytes

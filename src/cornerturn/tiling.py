@@ -97,12 +97,27 @@ def word_axes(perm: Permutation, word: int) -> list[Axis]:
     return axes
 
 
-def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0) -> Sides:
+def input_run(axes: list[Axis]) -> list[int]:
+    """The indices of the axes that lie end to end from the input's unit stride on, fastest first."""
+    run: list[int] = []
+    step = 1
+    while True:
+        nxt = next((i for i, x in enumerate(axes) if x.in_stride == step and i not in run), None)
+        if nxt is None:
+            return run
+        run.append(nxt)
+        step *= axes[nxt].extent
+
+
+def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to_b: int = 0) -> Sides:
     """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
     next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides.
     With `pack_bytes`, A goes on past the input's fastest axis where both A so far and that axis hold fewer bytes
-    (packed: the output's runs are then A and the input's together, not A alone)."""
+    (packed: the output's runs are then A and the input's together, not A alone). With `run_to_b`, A stops, once it
+    holds that many bytes, before an axis that continues the input's run from its unit stride while that run holds
+    fewer than `target` words: B takes it, and its leading axes then lie end to end."""
     axes = word_axes(perm, word)
+    run = input_run(axes) if run_to_b else []
     left = list(range(len(axes)))
     a: list[int] = []
     while left and len(a) < MAX_SIDE_AXES and math.prod(axes[i].extent for i in a) < target:
@@ -110,6 +125,9 @@ def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0) -> Sid
         fastest = min(left, key=lambda i: (abs(axes[i].in_stride), -i))
         short = max(math.prod(axes[i].extent for i in a), axes[candidate].extent) * word < pack_bytes
         if a and ((candidate == fastest and not short) or len(left) == 1):  # B keeps at least one axis
+            break
+        if a and candidate in run[1:] and math.prod(axes[i].extent for i in a) * word >= run_to_b and \
+                math.prod(axes[i].extent for i in run[:run.index(candidate)]) < target:
             break
         a.append(left.pop())
     b: list[int] = []
