@@ -394,18 +394,21 @@ def _pad(values: list[int], n: int) -> list[int]:
     return values + [1] * (n - len(values))
 
 
+def _magic_pairs(divisors: list[int], slots: int) -> list[int]:
+    """divisor_magic's (m, h) of each divisor, then zeros up to `slots` pairs (the kernel's unused ones)."""
+    pairs = [v for d in divisors for v in divisor_magic(d)]
+    return pairs + [0] * (2 * slots - len(pairs))
+
+
 def _multipliers(side: tuple[Axis, ...]) -> list[int]:
-    """divisor_magic's (m, h) of each extent that the side's digits divide by (all but its last axis's), zeros for
-    the kernel's unused ones."""
-    pairs = [v for axis in side[:-1] for v in divisor_magic(axis.extent)]
-    return pairs + [0] * (4 - len(pairs))
+    """The pairs of each extent that the side's digits divide by (all but its last axis's), two slots."""
+    return _magic_pairs([axis.extent for axis in side[:-1]], 2)
 
 
 def _lane_multipliers(first: int, rest: list[int]) -> list[int]:
-    """divisor_magic's (m, h) of `first` (what a lane's index is divided by first) and of the rest axes' extents that
-    _rest_offsets divides by (all but the last), zeros for the kernel's unused ones."""
-    pairs = [v for d in (first, *rest[:-1]) for v in divisor_magic(d)]
-    return pairs + [0] * (8 - len(pairs))
+    """The pairs of `first` (what a lane's index is divided by first) and of the rest axes' extents that
+    _rest_offsets divides by (all but the last), four slots."""
+    return _magic_pairs([first, *rest[:-1]], 4)
 
 
 def _contig(first: Axis, count: int, block: int, unit: bool) -> int:
@@ -544,7 +547,7 @@ def _build_words(perm: Permutation, sides: Sides | None, config: PermuteWordsCon
     magic = WORDS_MULTIPLY and not wide and (not segments or seg_words >= 2) and \
         max(sides.size_a + config.block_a + 4, 4 * (words_b + config.block_cw + seg_words)) < 2**31
     if magic:
-        segment_pairs = [*divisor_magic(seg_words), *divisor_magic(segments[0].extent)] if segments else [0] * 4
+        segment_pairs = _magic_pairs([seg_words, segments[0].extent] if segments else [], 2)
         ints += (*_multipliers(a), *segment_pairs, *_multipliers(b))
     else:
         ints += (0,) * 12
