@@ -227,6 +227,9 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            ((2, 3, 5, 7, 9, 11), (1, 3, 5, 4, 2, 0), torch.float16),
                            ((2, 9, 4, 3, 6, 17), (1, 5, 3, 2, 0, 4), torch.int16),
                            ((4, 7, 5, 8), (2, 1, 3, 0), torch.float32), ((7, 2, 6, 8), (0, 3, 2, 1), torch.int16),
+                           # side A gone on past a short last tile (EXTEND_A): two and three axes
+                           ((33, 3, 40), (2, 1, 0), torch.int64), ((269, 3, 130), (2, 1, 0), torch.bfloat16),
+                           ((70, 3, 5, 64), (3, 2, 1, 0), torch.float32),
                            # output rows interleaved (permute_interleave): whole words, shifted into place, 2-byte
                            # elements, 2 and 31 rows, four more axes
                            ((12, 4, 3, 16), (2, 1, 3, 0), torch.uint8), ((5, 2, 7, 3), (2, 1, 3, 0), torch.int16),

@@ -100,6 +100,42 @@ def test_sides_keep_the_input_fastest_axis_for_b():
     assert [a.extent for a in sides.a] == [5, 6] and [b.extent for b in sides.b] == [7]
 
 
+@pytest.mark.parametrize("shape, axes, itemsize, before, after", [
+    ((33, 3, 40), (2, 1, 0), 8, [33], [33, 3]),  # tiles of 32 along 33 words: 0.52 of them used; with 3, 0.77
+    ((269, 3, 130), (2, 1, 0), 2, [269], [269, 3]),
+    ((70, 3, 5, 64), (3, 2, 1, 0), 4, [70], [70, 3, 5]),  # 70 in 64s: 0.55 of them used, 210: 0.82, 1050: 0.96
+    ((33, 4, 6, 5, 3, 2), (4, 5, 2, 1, 3, 0), 8, [33], [33]),  # B takes the next axes (180 words in three)
+    ((64, 3, 40), (2, 1, 0), 8, [64], [64]),  # whole tiles already
+])
+def test_side_a_goes_on_where_its_tiles_are_short(shape, axes, itemsize, before, after):
+    from cornerturn.engine import permute
+
+    p = canon(shape, axes, itemsize)
+    word = permute.natural_word(p)
+    fill = dict(fill_block=permute.tile_base(word)[0], fill=permute.FILL_A)
+    plain, filled = split(p, word, max(16, permute.SIDE_BYTES // word)), \
+        split(p, word, max(16, permute.SIDE_BYTES // word), **fill)
+    assert [a.extent for a in plain.a] == before and [a.extent for a in filled.a] == after
+    assert filled.b == plain.b  # B keeps its axes
+    assert filled.size_a * filled.size_b * filled.size_rest == math.prod(shape) * itemsize // word
+    built = permute.build(p, word)
+    assert f"({filled.size_a} x {filled.size_b} words" in built.reason  # the planner's plan takes the filled side
+
+
+def test_side_a_of_two_byte_words_takes_a_third_axis_only_where_its_runs_align():
+    from cornerturn.engine import permute
+
+    def filled(shape, axes, aligning):
+        p = canon(shape, axes, 2)
+        return [a.extent for a in split(p, 2, 128, fill_block=256, fill=permute.FILL_A, third_if_aligning=aligning).a]
+
+    # A of 12 x 13 = 156 words (runs 4-word aligned) in tiles of 256; with 15 more, 2340 (4-word aligned too)
+    assert filled((12, 4, 13, 5, 15, 130), (1, 3, 5, 4, 2, 0), False) == [12, 13, 15]
+    assert filled((12, 4, 13, 5, 15, 130), (1, 3, 5, 4, 2, 0), True) == [12, 13]
+    # 12 x 13 x 16 = 2496 words: 16-word aligned runs, so the third axis is taken
+    assert filled((12, 4, 13, 5, 16, 130), (1, 3, 5, 4, 2, 0), True) == [12, 13, 16]
+
+
 # ---- the GPU kernel in the interpreter ------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
@@ -150,6 +186,8 @@ ENGINE_CASES = [
     ((3, 5, 7, 2), (1, 3, 0, 2), np.complex128),  # 16-byte elements as two words
     ((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), np.uint8),  # more rest axes than a launch walks: several launches
     ((2, 3, 40, 8), (0, 2, 1, 3), np.float16),
+    ((33, 3, 40), (2, 1, 0), np.int64),  # side A goes on past a short last tile: two axes
+    ((70, 3, 5, 64), (3, 2, 1, 0), np.int32),  # and three
 ]
 
 

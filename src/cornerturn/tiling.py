@@ -109,13 +109,43 @@ def input_run(axes: list[Axis]) -> list[int]:
         step *= axes[nxt].extent
 
 
-def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to_b: int = 0) -> Sides:
+def _b_axes(axes: list[Axis], left: list[int], target: int) -> list[int]:
+    """B's axes among those `left`: the input's fastest, in order of their strides, until B holds `target` words."""
+    b: list[int] = []
+    for i in sorted(left, key=lambda i: (abs(axes[i].in_stride), -i)):
+        if len(b) == MAX_SIDE_AXES or (b and math.prod(axes[j].extent for j in b) >= target):
+            break
+        b.append(i)
+    return b
+
+
+def tile_use(extent: int, block: int) -> float:
+    """The share of a side's tiles that holds elements: `extent` in tiles of `block` (at most the power of two at
+    or above `extent`)."""
+    block = min(block, 1 << max(0, int(extent - 1).bit_length()))
+    return extent / (math.ceil(extent / block) * block)
+
+
+def _pow2_dividing(n: int, most: int = 16) -> int:
+    """The largest power of two up to `most` that divides n."""
+    p = 1
+    while p < most and n % (2 * p) == 0:
+        p *= 2
+    return p
+
+
+def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to_b: int = 0,
+          fill_block: int = 0, fill: float = 0.0, third_if_aligning: bool = False) -> Sides:
     """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
     next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides.
     With `pack_bytes`, A goes on past the input's fastest axis where both A so far and that axis hold fewer bytes
     (packed: the output's runs are then A and the input's together, not A alone). With `run_to_b`, A stops, once it
     holds that many bytes, before an axis that continues the input's run from its unit stride while that run holds
-    fewer than `target` words: B takes it, and its leading axes then lie end to end."""
+    fewer than `target` words: B takes it, and its leading axes then lie end to end. With `fill`, A goes on to the
+    output's next axes while tiles of `fill_block` words along it would hold less than that share of elements and
+    the next axis raises the share (tile_use), where that axis is not one that B takes; with `third_if_aligning`, a
+    third axis only where the output's runs then start at more aligned words (the power of two, up to 16, that
+    divides A's size grows)."""
     axes = word_axes(perm, word)
     run = input_run(axes) if run_to_b else []
     left = list(range(len(axes)))
@@ -130,10 +160,15 @@ def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to
                 math.prod(axes[i].extent for i in run[:run.index(candidate)]) < target:
             break
         a.append(left.pop())
-    b: list[int] = []
-    for i in sorted(left, key=lambda i: (abs(axes[i].in_stride), -i)):
-        if len(b) == MAX_SIDE_AXES or (b and math.prod(axes[j].extent for j in b) >= target):
+    while fill and a and len(a) < MAX_SIDE_AXES and len(left) > 1:
+        size = math.prod(axes[i].extent for i in a)
+        candidate = left[-1]
+        grown = size * axes[candidate].extent
+        if candidate in _b_axes(axes, left, target) or tile_use(size, fill_block) >= fill or \
+                tile_use(grown, fill_block) <= tile_use(size, fill_block) or \
+                (third_if_aligning and len(a) == 2 and _pow2_dividing(grown) <= _pow2_dividing(size)):
             break
-        b.append(i)
+        a.append(left.pop())
+    b = _b_axes(axes, left, target)
     rest = [i for i in reversed(left) if i not in b]
     return Sides(word, tuple(axes[i] for i in a), tuple(axes[i] for i in b), tuple(axes[i] for i in rest))

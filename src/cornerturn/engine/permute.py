@@ -37,6 +37,16 @@ LOAD_WORDS = {2: 4}
 # 40 of fresh seeds 1.07x, the slowest case 34% -> 39% of the copy; words of 4 to 16 bytes 0.99x, 9 of 47 behind
 # (H200, 2026-11-27, docs/permute.md, "Digits by multiplying").
 MULTIPLY_WORDS_MAX = 2
+# Side A goes on to the output's next axes (EXTEND_A, tiling.split's fill) where its tiles would hold under FILL_A of
+# its elements and that axis raises the share, unless B takes it; 2-byte words take a third axis only where the
+# output's runs then start at more aligned words (a third digit costs their tiles, 64 indices a thread, and lost 0.93x
+# over 8 cases where nothing else changed). int64 33x4x6x44x20x22 by (4,5,2,1,3,0) had A of 33 words in tiles of 32,
+# the second tile writing one word of every output row: 64% -> 90% of the copy. Over random permutations of fresh
+# seeds whose plan it changes, 1.10x in geometric mean on 64 (H200; words of 2, 4, 8 bytes 1.12x, 1.13x, 1.08x; 4
+# behind by more than 2%, down to 0.89x) and 1.08x on 61 (H100; 4 behind, down to 0.83x); narrowing A's tile instead
+# ran 0.83x (2026-11-27, docs/permute.md, "Side A filled").
+FILL_A = 0.9
+EXTEND_A = True
 # The kernels of 32-bit words split their indices into digits by multiplying too (MAGIC). permute_words (the rows of
 # A, the words of B's segments, the columns of B): 1.10x and 1.11x in geometric mean over 120 random byte
 # permutations of seeds 17001-17070 (13 behind by more than 2%, down to 0.87x; the slowest ones 1.4x-1.8x), 1.07x over
@@ -366,10 +376,15 @@ def natural_word(perm: Permutation) -> int:
 TILES = {1: (64, 128, 8), 2: (256, 32, 4)}
 
 
+def tile_base(word: int) -> tuple[int, int, int]:
+    """(A words, B words or 0 for TILE_BYTES in all, warps or 0 for by size) of the heuristic's tile."""
+    return TILES.get(word, (max(16, SIDE_BYTES // word), 0, 0))
+
+
 def heuristic(sides: Sides) -> PermuteConfig:
     """The word size's tile, or one of about TILE_BYTES with each side SIDE_BYTES long; then narrowed to sides
     shorter than it, the spare given to the other side."""
-    base_a, base_b, warps = TILES.get(sides.word, (max(16, SIDE_BYTES // sides.word), 0, 0))
+    base_a, base_b, warps = tile_base(sides.word)
     words = base_a * base_b if base_b else TILE_BYTES // sides.word
     block_a = min(_pow2_at_least(sides.size_a), base_a)
     block_b = min(_pow2_at_least(sides.size_b), _pow2_at_most(words // block_a), MAX_BLOCK)
@@ -642,7 +657,9 @@ def build(perm: Permutation, word: int,
     if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
         return _build_runs(perm, word, config, reason)
     packed = isinstance(config, PermuteConfig) and config.packed
-    sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0)
+    sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0,
+                  fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,
+                  third_if_aligning=word <= MULTIPLY_WORDS_MAX)
     if config is None:
         config = heuristic(sides)
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
