@@ -24,9 +24,6 @@ SIDE_BYTES = 256  # each side aims at runs of 256 bytes: two 128-byte lines a ro
 PACK_BYTES = 64  # a packed tile's side A goes past the input's fastest axis where both hold fewer bytes (autotune)
 RUN_MIN = 128  # units contiguous on both sides of this many bytes or more move whole (permute_runs)
 RUN_BLOCK = 1024  # words a permute_runs program moves: several units, or a piece of a longer one
-# permute_runs programs of several units move the output's words p RUN_BLOCK onwards, across units and rest indices
-# (FLAT; a probe, not kept), instead of whole units of one rest index (of 36 words, 28 a program: 1.6% of lanes idle).
-RUNS_FLAT = False
 # The general tiles of 2-byte words load vectors of up to LOAD_WORDS words along B where the loads' offsets, written
 # into the arithmetic, let them widen: 1.09x in geometric mean over 106 random 2-byte permutations, none behind by
 # more than 2%, where plain tiles (one axis a side) whose output runs start at most 4-byte aligned keep word-wide
@@ -488,20 +485,12 @@ def _runs_launch(one: Axis, unit: int, rest: tuple[Axis, ...], config: RunsConfi
     chunks = math.ceil(unit / config.block)
     tiles_1 = math.ceil(one.extent / (config.block // unit)) if chunks == 1 else one.extent * chunks
     programs = math.prod(axis.extent for axis in rest) * tiles_1
-    words = one.extent * unit * math.prod(axis.extent for axis in rest)
-    flat = chunks == 1 and RUNS_FLAT
-    if flat:
-        programs = math.ceil(words / config.block)
     reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (one, *rest)) + unit
-    wide = reach + config.block >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM or \
-        (flat and words + config.block >= engine_plan.WIDE_FROM)
-    magic = flat and not wide
+    wide = reach + config.block >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
     ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
-            *_pad([x.in_stride for x in rest], 4), words,
-            *(_lane_multipliers(one.extent, [x.extent for x in rest]) if magic else [0] * 8))
+            *_pad([x.in_stride for x in rest], 4))
     constexprs = {"NR": len(rest), "UNIT": unit, "BLOCK": config.block, "CHUNKS": chunks,
-                  "ALIGN": alignment(one.in_stride, *(x.in_stride for x in rest)), "WIDE": wide, "FLAT": flat,
-                  "MAGIC": magic}
+                  "ALIGN": alignment(one.in_stride, *(x.in_stride for x in rest)), "WIDE": wide}
     return Launch(permute_runs, programs, ints, constexprs, config.num_warps, word)
 
 

@@ -194,29 +194,16 @@ def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.con
 
 
 @triton.jit
-def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3, words=0,
-                 m1=0, h1=0, mr0=0, hr0=0, mr1=0, hr1=0, mr2=0, hr2=0,
-                 NR: tl.constexpr = 0, UNIT: tl.constexpr = 1, BLOCK: tl.constexpr = 1024, CHUNKS: tl.constexpr = 1,
-                 ALIGN: tl.constexpr = 1, WIDE: tl.constexpr = False, FLAT: tl.constexpr = False,
-                 MAGIC: tl.constexpr = False):
+def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3,
+                 NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, CHUNKS: tl.constexpr,
+                 ALIGN: tl.constexpr, WIDE: tl.constexpr):
     """Units of UNIT words along axis 1 (extent e1, input stride s1) of index r of the rest axes (NR of them,
-    innermost first, output order), whose output is C-contiguous. FLAT: program p moves the output's words p BLOCK
-    onwards (of `words`), whatever units and rest indices they belong to; with MAGIC (31-bit indices) a lane's unit
-    is split into its digits by multiplying ((m1, h1) of divisor_magic for e1, (mr, hr) for the rest's). Otherwise,
-    CHUNKS == 1: program (r, t) moves units t RUNS onwards; else unit t // CHUNKS in pieces of BLOCK words,
-    contiguous on both sides, its start in the input a multiple of ALIGN words."""
+    innermost first, output order), whose output is C-contiguous. CHUNKS == 1: program (r, t) moves units t RUNS
+    onwards; otherwise unit t // CHUNKS in pieces of BLOCK words, contiguous on both sides, its start in the input
+    a multiple of ALIGN words."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
         pid = pid.to(tl.int64)
-    if FLAT:
-        f = pid * BLOCK + tl.arange(0, BLOCK)  # the output's words
-        u = f // UNIT
-        q = _quotient(u, m1, h1) if MAGIC else u // e1  # the rest's index
-        src = (u - q * e1) * s1 + f - u * UNIT + _rest_offsets(q, er0, er1, er2, ir0, ir1, ir2, ir3, NR, mr0, hr0,
-                                                               mr1, hr1, mr2, hr2, MAGIC)
-        mask = f < words
-        tl.store(out_ptr + f, tl.load(x_ptr + src, mask=mask), mask=mask)
-        return
     t = pid % tiles_1
     r = pid // tiles_1
     base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
