@@ -135,7 +135,7 @@ def _pow2_dividing(n: int, most: int = 16) -> int:
 
 
 def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to_b: int = 0,
-          fill_block: int = 0, fill: float = 0.0, third_if_aligning: bool = False, fill_b_block: int = 0) -> Sides:
+          fill_block: int = 0, fill: float = 0.0, third_if_aligning: bool = False) -> Sides:
     """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
     next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides.
     With `pack_bytes`, A goes on past the input's fastest axis where both A so far and that axis hold fewer bytes
@@ -170,12 +170,5 @@ def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to
             break
         a.append(left.pop())
     b = _b_axes(axes, left, target)
-    if fill and fill_b_block:  # B goes on to the input's next fastest axes while its tiles are short
-        for i in sorted(left, key=lambda i: (abs(axes[i].in_stride), -i))[len(b):]:
-            size = math.prod(axes[j].extent for j in b)
-            if len(b) == MAX_SIDE_AXES or tile_use(size, fill_b_block) >= fill or \
-                    tile_use(size * axes[i].extent, fill_b_block) <= tile_use(size, fill_b_block):
-                break
-            b.append(i)
     rest = [i for i in reversed(left) if i not in b]
     return Sides(word, tuple(axes[i] for i in a), tuple(axes[i] for i in b), tuple(axes[i] for i in rest))

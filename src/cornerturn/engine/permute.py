@@ -47,7 +47,6 @@ MULTIPLY_WORDS_MAX = 2
 # ran 0.83x (2026-11-27, docs/permute.md, "Side A filled").
 FILL_A = 0.9
 EXTEND_A = True
-EXTEND_B = False  # B the same way, along the input's next fastest axes (under study)
 # The kernels of 32-bit words split their indices into digits by multiplying too (MAGIC). permute_words (the rows of
 # A, the words of B's segments, the columns of B): 1.10x and 1.11x in geometric mean over 120 random byte
 # permutations of seeds 17001-17070 (13 behind by more than 2%, down to 0.87x; the slowest ones 1.4x-1.8x), 1.07x over
@@ -660,8 +659,7 @@ def build(perm: Permutation, word: int,
     packed = isinstance(config, PermuteConfig) and config.packed
     sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0,
                   fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,
-                  third_if_aligning=word <= MULTIPLY_WORDS_MAX,
-                  fill_b_block=(tile_base(word)[1] or TILE_BYTES // word // tile_base(word)[0]) if EXTEND_B else 0)
+                  third_if_aligning=word <= MULTIPLY_WORDS_MAX)
     if config is None:
         config = heuristic(sides)
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
