@@ -43,8 +43,9 @@ MULTIPLY_WORDS_MAX = 2
 # over 8 cases where nothing else changed). int64 33x4x6x44x20x22 by (4,5,2,1,3,0) had A of 33 words in tiles of 32,
 # the second tile writing one word of every output row: 64% -> 90% of the copy. Over random permutations of fresh
 # seeds whose plan it changes, 1.10x in geometric mean on 64 (H200; words of 2, 4, 8 bytes 1.12x, 1.13x, 1.08x; 4
-# behind by more than 2%, down to 0.89x) and 1.08x on 61 (H100; 4 behind, down to 0.83x); narrowing A's tile instead
-# ran 0.83x (2026-11-27, docs/permute.md, "Side A filled").
+# behind by more than 2%, down to 0.89x) and 1.08x on 61 (H100; 4 behind, down to 0.83x); with the 2-byte condition,
+# 1.10x on 64 more (H200, 4 behind, complex128 4x56x18x43x66 by (4,0,2,3,1) at 0.75x); narrowing A's tile instead ran
+# 0.83x, and B filled the same way 1.00x (2026-11-27, docs/permute.md, "Side A filled").
 FILL_A = 0.9
 EXTEND_A = True
 # The kernels of 32-bit words split their indices into digits by multiplying too (MAGIC). permute_words (the rows of
