@@ -127,7 +127,8 @@ def test_side_a_of_two_byte_words_takes_a_third_axis_only_where_its_runs_align()
 
     def filled(shape, axes, aligning):
         p = canon(shape, axes, 2)
-        return [a.extent for a in split(p, 2, 128, fill_block=256, fill=permute.FILL_A, third_if_aligning=aligning).a]
+        third = permute.runs_align_better if aligning else None
+        return [a.extent for a in split(p, 2, 128, fill_block=256, fill=permute.FILL_A, third_axis=third).a]
 
     # A of 12 x 13 = 156 words (runs 4-word aligned) in tiles of 256; with 15 more, 2340 (4-word aligned too)
     assert filled((12, 4, 13, 5, 15, 130), (1, 3, 5, 4, 2, 0), False) == [12, 13, 15]

@@ -9,6 +9,7 @@ B, the input's fastest axes among the rest (loads run along B); every other axis
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .problem import Permutation
@@ -126,16 +127,8 @@ def tile_use(extent: int, block: int) -> float:
     return extent / (math.ceil(extent / block) * block)
 
 
-def _pow2_dividing(n: int, most: int = 16) -> int:
-    """The largest power of two up to `most` that divides n."""
-    p = 1
-    while p < most and n % (2 * p) == 0:
-        p *= 2
-    return p
-
-
 def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to_b: int = 0,
-          fill_block: int = 0, fill: float = 0.0, third_if_aligning: bool = False) -> Sides:
+          fill_block: int = 0, fill: float = 0.0, third_axis: Callable[[int, int], bool] | None = None) -> Sides:
     """Sides of at least `target` words each where the axes allow: A takes the output's innermost axes until the
     next one is the input's fastest of those left; B the input's fastest axes left, in order of their strides.
     With `pack_bytes`, A goes on past the input's fastest axis where both A so far and that axis hold fewer bytes
@@ -143,9 +136,8 @@ def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to
     holds that many bytes, before an axis that continues the input's run from its unit stride while that run holds
     fewer than `target` words: B takes it, and its leading axes then lie end to end. With `fill`, A goes on to the
     output's next axes while tiles of `fill_block` words along it would hold less than that share of elements and
-    the next axis raises the share (tile_use), where that axis is not one that B takes; with `third_if_aligning`, a
-    third axis only where the output's runs then start at more aligned words (the power of two, up to 16, that
-    divides A's size grows)."""
+    the next axis raises the share (tile_use), where that axis is not one that B takes; with `third_axis`, a third
+    axis only where third_axis(A's size, A's size with it) holds."""
     axes = word_axes(perm, word)
     run = input_run(axes) if run_to_b else []
     left = list(range(len(axes)))
@@ -166,7 +158,7 @@ def split(perm: Permutation, word: int, target: int, pack_bytes: int = 0, run_to
         grown = size * axes[candidate].extent
         if candidate in _b_axes(axes, left, target) or tile_use(size, fill_block) >= fill or \
                 tile_use(grown, fill_block) <= tile_use(size, fill_block) or \
-                (third_if_aligning and len(a) == 2 and _pow2_dividing(grown) <= _pow2_dividing(size)):
+                (third_axis is not None and len(a) == 2 and not third_axis(size, grown)):
             break
         a.append(left.pop())
     b = _b_axes(axes, left, target)

@@ -382,6 +382,12 @@ def tile_base(word: int) -> tuple[int, int, int]:
     return TILES.get(word, (max(16, SIDE_BYTES // word), 0, 0))
 
 
+def runs_align_better(size_a: int, grown: int) -> bool:
+    """Whether output runs of `grown` words start at more aligned words than runs of `size_a` (the tiles' ALIGN_OA):
+    the test for side A of 2-byte words taking a third axis (EXTEND_A)."""
+    return alignment(grown) > alignment(size_a)
+
+
 def heuristic(sides: Sides) -> PermuteConfig:
     """The word size's tile, or one of about TILE_BYTES with each side SIDE_BYTES long; then narrowed to sides
     shorter than it, the spare given to the other side."""
@@ -660,7 +666,7 @@ def build(perm: Permutation, word: int,
     packed = isinstance(config, PermuteConfig) and config.packed
     sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0,
                   fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,
-                  third_if_aligning=word <= MULTIPLY_WORDS_MAX)
+                  third_axis=runs_align_better if word <= MULTIPLY_WORDS_MAX else None)
     if config is None:
         config = heuristic(sides)
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
