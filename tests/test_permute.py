@@ -137,6 +137,29 @@ def test_side_a_of_two_byte_words_takes_a_third_axis_only_where_its_runs_align()
     assert filled((12, 4, 13, 5, 16, 130), (1, 3, 5, 4, 2, 0), True) == [12, 13, 16]
 
 
+@pytest.mark.parametrize("shape, axes, tiles", [
+    ((256, 256, 64, 64), (3, 2, 1, 0), [(128, 256, 8), (256, 256, 4)]),  # B: 64 x 64 bytes end to end in the input
+    ((144, 2, 32, 32), (3, 2, 1, 0), [(128, 256, 8), (256, 256, 4)]),
+    ((16, 105685, 64), (2, 1, 0), [(512, 64, 8), (1024, 64, 4)]),  # narrowed to B's 64 bytes as the planner's is
+    ((16756, 16, 20, 16), (3, 0, 2, 1), []),  # B two runs of the input (16 and 20 x 16 bytes)
+    ((256, 256, 64, 63), (3, 2, 1, 0), []),  # rows of 63 bytes: not vectors (the words kernel)
+])
+def test_autotune_measures_larger_byte_tiles_of_vectors_where_b_is_one_run(shape, axes, tiles):
+    from cornerturn.engine import permute
+
+    p = canon(shape, axes, 1)
+    planned = permute.build(p, permute.natural_word(p))
+    found = permute.candidates(p)
+    assert found[0] == (planned.word, planned.config)  # the planner's plan first, and unchanged
+    larger = [(c.block_a, c.block_b, c.num_warps) for w, c in found
+              if isinstance(c, permute.PermuteConfig) and c.block_a * c.block_b > 8192]
+    assert larger == tiles
+    if isinstance(planned.config, permute.PermuteConfig):
+        assert permute.vector_run(planned.pieces[0][2]) == bool(tiles)
+    for config in (c for w, c in found[1:] if isinstance(c, permute.PermuteConfig) and tiles):
+        assert permute.build(p, 1, config).config == config
+
+
 # ---- the GPU kernel in the interpreter ------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
@@ -189,6 +212,7 @@ ENGINE_CASES = [
     ((2, 3, 40, 8), (0, 2, 1, 3), np.float16),
     ((33, 3, 40), (2, 1, 0), np.int64),  # side A goes on past a short last tile: two axes
     ((70, 3, 5, 64), (3, 2, 1, 0), np.int32),  # and three
+    ((144, 2, 32, 32), (3, 2, 1, 0), np.uint8),  # 16-byte vectors, B one run: VECTOR_TILES, ragged along A
 ]
 
 
@@ -418,6 +442,30 @@ def test_candidates_leave_out_packing_that_changes_nothing():
     assert len(found) == len(set(found)) == 2 and {c.num_warps for _, c in found} == {4, 8}
     with pytest.raises(ValueError, match="PermuteConfig.packed"):
         permute.PermuteConfig(16, 16, 4, packed=1)
+
+
+def test_autotune_plans_what_it_measured_with_the_cache_off(monkeypatch):
+    """With the tuning cache off (CORNERTURN_CACHE_DIR=off) a plan made with autotune takes the fastest candidate it
+    measured (timings faked here: no GPU); plans made afterwards without autotune have nothing kept to read."""
+    import cornerturn.engine as engine
+    from cornerturn.api import Plan
+    from cornerturn.engine import permute, tune
+
+    monkeypatch.setenv("CORNERTURN_CACHE_DIR", "off")
+    monkeypatch.setattr(tune, "_device_name", lambda device: "Test GPU")
+    monkeypatch.setattr(engine, "_require", lambda: None)
+    shape, strides, axes = (3, 4, 5, 2, 7, 5), (1400, 350, 70, 35, 5, 1), (3, 0, 2, 1, 5, 4)
+    found = permute.candidates(canonical_permutation(shape, strides, 1, axes))
+    monkeypatch.setattr(tune, "measure_candidates", lambda problem, device, word, *, budget_s: [
+        {"config": config, "median_s": 1.0 if i != len(found) - 1 else 0.5}
+        for i, (config, _) in enumerate(tune._plans(problem, word))])
+    engine.choose.cache_clear()
+    try:
+        tuned = Plan(shape, "uint8", strides, "cuda:0", autotune=True, axes=axes)
+        assert (tuned._backend.word, tuned._backend.config) == found[-1] and tuned.reason.startswith("autotuned now")
+        assert Plan(shape, "uint8", strides, "cuda:0", axes=axes)._backend.config == found[0][1]
+    finally:
+        engine.choose.cache_clear()
 
 
 def test_permutation_autotune_keeps_the_fastest_in_the_cache(tmp_path, monkeypatch):

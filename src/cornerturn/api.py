@@ -92,13 +92,14 @@ class Plan:
         self.out_shape = _swapped(shape) if axes is None else tuple(shape[a] for a in axes)
         self.problem = canonical_permutation(shape, strides, self.itemsize,
                                              _swap_axes(len(shape)) if axes is None else axes)
+        tuned = None
         if autotune and device != "cpu" and isinstance(self.problem, (Problem, Permutation)):
             from . import engine
 
-            engine.choose(self.problem, device, None, True)  # measures and fills the tuning cache
+            tuned = engine.choose(self.problem, device, None, True)  # measured now, kept in the tuning cache if on
             engine.choose.cache_clear()
             _backend_plan.cache_clear()
-        self._backend = _backend_plan(self.problem, device)
+        self._backend = tuned or _backend_plan(self.problem, device)  # the measured plan even with the cache off
         self._index = int(device.split(":")[1]) if device != "cpu" else -1
         self._elem_strides = tuple(s // self.itemsize for s in strides)
         self._x_extent = byte_range(shape, strides, self.itemsize)

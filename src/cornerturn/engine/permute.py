@@ -248,6 +248,22 @@ def _words_sides(perm: Permutation, segment_min: int | None = None, run_to_b: in
     return None if tiles_in_vectors(perm) else sides
 
 
+# Larger tiles (A words, B words, warps) that autotune also measures for 1-byte element tiles whose loads and stores
+# are all 16-byte vectors and whose side B is one run of the input (vector_run). No rule: against the word size's tile,
+# 128 x 256 on 8 warps ran 1.05-1.06x in geometric mean on 64 random such permutations on the H100 (0.89x-1.49x) and
+# 1.00x on 16 fresh ones on the H200 (0.91x-1.22x), 256 x 256 on 4 warps 1.06-1.08x and 1.00x (0.81x-1.45x); the
+# plans that ran slowest gained most (int8 71x16x3130x64 by (3,2,0,1) 56% -> 74% of the copy on the H200), those near
+# 90% lost up to 9-19%. 2026-11-28, docs/permute.md ("Larger tiles of 16-byte vectors").
+VECTOR_TILES = ((128, 256, 8), (256, 256, 4))
+
+
+def vector_run(launch: Launch) -> bool:
+    """Whether a permute_tiles launch moves 16-byte vectors on every load and store and reads side B as one run of
+    the input (where autotune also measures VECTOR_TILES)."""
+    c = launch.constexprs
+    return c["NB_IN"] == 1 and min(c[k] for k in ("ALIGN_IA", "ALIGN_IB", "ALIGN_OA", "ALIGN_OB")) * launch.word >= 16
+
+
 def tiles_in_vectors(perm: Permutation) -> bool:
     """Whether the element tiles' loads and stores all start at 16-byte boundaries, so that each lane moves 16 bytes:
     there they ran ahead of the words (int8 256x256x64x64 by (3,2,1,0): 90% of the copy against 82%, and the only
@@ -388,10 +404,10 @@ def runs_align_better(size_a: int, grown: int) -> bool:
     return alignment(grown) > alignment(size_a)
 
 
-def heuristic(sides: Sides) -> PermuteConfig:
-    """The word size's tile, or one of about TILE_BYTES with each side SIDE_BYTES long; then narrowed to sides
-    shorter than it, the spare given to the other side."""
-    base_a, base_b, warps = tile_base(sides.word)
+def heuristic(sides: Sides, base: tuple[int, int, int] | None = None) -> PermuteConfig:
+    """The word size's tile (or `base`: A words, B words, warps), or one of about TILE_BYTES with each side
+    SIDE_BYTES long; then narrowed to sides shorter than it, the spare given to the other side."""
+    base_a, base_b, warps = base or tile_base(sides.word)
     words = base_a * base_b if base_b else TILE_BYTES // sides.word
     block_a = min(_pow2_at_least(sides.size_a), base_a)
     block_b = min(_pow2_at_least(sides.size_b), _pow2_at_most(words // block_a), MAX_BLOCK)
@@ -625,6 +641,7 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
     2026-11-26, docs/permute.md). Where permute_interleave fits, also its programs of 256 lanes on 8 warps: ahead of
     the planner's 128 on 4 by 3-19% on 8 of the 80 cases of its probe, behind on most (2026-11-27, docs/permute.md).
     Where the planner's permute_words tile writes its output element by element, that tile on ITEMS_WARPS warps.
+    Where the planner's 1-byte element tiles move 16-byte vectors with B one run of the input, VECTOR_TILES too.
     """
     natural = natural_word(perm)
     planned = build(perm, natural)
@@ -634,6 +651,10 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
         out.append((4, dataclasses.replace(planned.config, num_warps=ITEMS_WARPS)))
     if interleave_fit(perm) and (4, INTERLEAVE_WIDE) not in out:
         out.append((4, INTERLEAVE_WIDE))
+    if natural == 1 and isinstance(planned.config, PermuteConfig) and vector_run(planned.pieces[0][2]):
+        sides = split(perm, 1, SIDE_BYTES)
+        out += [(1, c) for c in dict.fromkeys(heuristic(sides, base) for base in VECTOR_TILES)
+                if (1, c) not in out]
     word = widest_word(perm)
     target = max(16, SIDE_BYTES // word)
     plain_a = split(perm, word, target).a
