@@ -253,7 +253,7 @@ def _words_sides(perm: Permutation, segment_min: int | None = None, run_to_b: in
 # 128 x 256 on 8 warps ran 1.05-1.06x in geometric mean on 64 random such permutations on the H100 (0.89x-1.49x) and
 # 1.00x on 16 fresh ones on the H200 (0.91x-1.22x), 256 x 256 on 4 warps 1.06-1.08x and 1.00x (0.81x-1.45x); the
 # plans that ran slowest gained most (int8 71x16x3130x64 by (3,2,0,1) 56% -> 74% of the copy on the H200), those near
-# 90% lost up to 9-19%. 2026-11-28, docs/permute.md ("Larger tiles of 16-byte vectors").
+# 90% lost up to 11-19%. 2026-11-28, docs/permute.md ("Larger tiles of 16-byte vectors").
 VECTOR_TILES = ((128, 256, 8), (256, 256, 4))
 
 
