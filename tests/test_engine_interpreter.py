@@ -265,7 +265,7 @@ def test_tile_config_validates():
     [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256), (37, 29), (36, 29), (37, 28), (2, 3, 13, 11),
      (9, 70), (70, 9)],
     [0, 1, 2, 3]))  # elements past each row: input row pitches of every residue
-def test_words_kernel_on_any_sides(dtype, shape, pad, rng, request):
+def test_words_kernel_on_any_sides(dtype, shape, pad, rng):
     """1- and 2-byte elements moved as words whatever the sides: rows read as words where they start at whole words,
     else funnel-shifted; output rows written as words where they start at whole words, else as words shifted into
     place (the loose elements one by one) or element by element; tiles of several sizes; batches."""
@@ -273,10 +273,10 @@ def test_words_kernel_on_any_sides(dtype, shape, pad, rng, request):
     x = base[..., :shape[-1]]
     problem = canonical(x.shape, x.strides, x.itemsize)
     assert words_ok(problem) and natural_word(problem) == 4 and isinstance(heuristic(problem), WordsConfig)
-    # tiles of one and four words only on small matrices: many programs are slow in the interpreter; the full tier's
-    # combinations outside the fast tier's cover take the one-word tiles on matrices of up to 700 elements only
-    smallest = 700 if request.node.get_closest_marker("full") else 1200
-    tiles = (WordsConfig(4, 1, 1),) if x.size <= smallest else ()
+    # tiles of 4 rows (groups of rows shifted without the next group from the tile) of one word on small matrices, of
+    # 8 words on larger ones (one-word tiles took the interpreter 15-19 seconds on matrices of about 1,000 elements);
+    # tiles of four words on small ones only: many programs are slow in the interpreter
+    tiles = (WordsConfig(4, 1, 1),) if x.size <= 700 else (WordsConfig(4, 8, 2),)
     tiles += (WordsConfig(8, 4, 4),) if x.size <= 1200 else ()
     for config in (None, *tiles, WordsConfig(16, 2, 2, "items"), WordsConfig(32, 8, 4, "shifted"),
                    WordsConfig(16, 4, 4, "joined")):
@@ -589,13 +589,14 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
 def test_interleave_rows(dtype, rows, rng, monkeypatch):
     """transpose_interleave: 2 to 31 rows of bytes or 2-byte elements, columns not a multiple of the words',
     rows starting inside words, batches (with 251 columns: outputs 1, 2 or 3 bytes into a word, shifted into place);
-    programs of 16 words, so that most matrices take several; 64-bit offsets on one matrix and on a batch."""
+    programs of 16 words, so that most matrices take several (of 256 on the rows of 4096 columns: 16-word programs
+    there took the interpreter 15 seconds for 9 byte rows); 64-bit offsets on one matrix and on a batch."""
     for shape in ((rows, 301), (rows, 4096), (3, rows, 252), (5, rows, 251), (rows, 1)):
         base, x = make(shape, dtype, rng)
         problem = canonical(x.shape, x.strides, x.itemsize)
         if problem.kind != "transpose" or not interleave_ok(problem):
             continue
-        for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4)):
+        for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4))[shape[-1] == 4096:]:
             assert_bits_equal(run_engine(base, x, config, 4), reference(x))
     monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
     for shape in ((rows, 301), (5, rows, 251)):  # one matrix; a batch, outputs shifted into place where they start

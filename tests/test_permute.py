@@ -603,7 +603,7 @@ def test_interleave_rule():
 
 
 SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, in shifted words (permute_runs_words)
-    ((5, 40, 7), (1, 0, 2), np.uint8, None),  # 7 bytes: most words straddle two units
+    ((5, 12, 7), (1, 0, 2), np.uint8, None),  # 7 bytes: most words straddle two units
     ((3, 4, 5, 47), (2, 0, 1, 3), np.uint8, None),  # 47 bytes, two rest axes
     ((2, 3, 2, 3, 2, 5), (4, 3, 2, 1, 0, 5), np.int8, None),  # 5 bytes, four rest axes
     ((6, 9, 13), (1, 0, 2), np.uint8, (2, 1, 1)),  # strided outer axes
@@ -658,47 +658,47 @@ def test_shifted_runs_rule():
 
 WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved in 32-bit words (permute_words)
     ((10, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 10 rows: output shifted or by element; B of three axes
-    ((37, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 37 rows: runs shifted across several tiles of A
+    ((37, 3, 2, 18), (2, 1, 3, 0), np.uint8, None),  # A of 37 rows: runs shifted across several tiles of A
     ((23, 5, 35), (2, 1, 0), np.uint8, (2, 1, 1)),  # A of 23 rows two strides apart
-    ((12, 3, 6, 18), (2, 1, 3, 0), np.uint8, None),  # A of 12: output in words
+    ((12, 3, 2, 18), (2, 1, 3, 0), np.uint8, None),  # A of 12: output in words
     ((4, 3, 5, 17), (3, 1, 0, 2), np.uint8, None),  # A of three axes, rows funnel-shifted
-    ((6, 7, 9, 19), (1, 0, 3, 2), np.uint8, None),  # B cut to its first axis, the other joins the rest
-    ((6, 5, 9, 20), (2, 0, 3, 1), np.uint8, None),  # rows at whole words
+    ((6, 7, 3, 19), (1, 0, 3, 2), np.uint8, None),  # B cut to its first axis, the other joins the rest
+    ((6, 5, 3, 20), (2, 0, 3, 1), np.uint8, None),  # rows at whole words
     ((5, 20, 35), (2, 1, 0), np.uint8, (2, 1, 1)),  # strided
-    ((3, 2, 3, 2, 5, 17), (4, 0, 1, 2, 5, 3), np.uint8, None),  # rest axes
-    ((3, 4, 5, 3, 6, 5), (3, 1, 5, 2, 0, 4), np.uint8, None),  # segments of 5 bytes, two axes, output bytes
-    ((3, 9, 4, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # segments of two axes (55 bytes), output words
-    ((3, 9, 5, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # the same, output bytes
+    ((3, 2, 3, 2, 2, 17), (4, 0, 1, 2, 5, 3), np.uint8, None),  # rest axes
+    ((3, 4, 5, 3, 2, 5), (3, 1, 5, 2, 0, 4), np.uint8, None),  # segments of 5 bytes, two axes, output bytes
+    ((3, 3, 4, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # segments of two axes (55 bytes), output words
+    ((3, 3, 5, 11, 5), (1, 3, 0, 4, 2), np.uint8, None),  # the same, output bytes
     ((6, 4, 5, 6, 7), (4, 2, 0, 3, 1), np.uint8, None),  # segments of 7 bytes
-    ((4, 2, 12, 2, 12), (2, 0, 4, 3, 1), np.uint8, None),  # segments at whole words
+    ((4, 2, 4, 2, 12), (2, 0, 4, 3, 1), np.uint8, None),  # segments at whole words
     ((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), np.uint8, None),  # the same, output words
     ((5, 2, 5, 12), (1, 0, 3, 2), np.uint8, (1, 1, 2, 1)),  # strided segments
     ((4, 3, 2, 16), (1, 3, 0, 2), np.uint8, None),  # rows 16 bytes apart, output runs of 2 words: both told
     ((3, 24, 9, 8), (0, 3, 2, 1), np.uint8, None),  # B takes the axis that continues the input's run (RUN_TO_B)
-    ((3, 8, 40, 4, 8), (2, 4, 3, 0, 1), np.int8, None),  # the same with rest axes
+    ((3, 8, 20, 4, 8), (2, 4, 3, 0, 1), np.int8, None),  # the same with rest axes
 ]
 
 
 # Each case runs the planner's plan and one more way of launching the kernel: the smallest tiles (4 rows x 2 words,
-# output runs along A shifted into place where they start inside words), tiles of 8 rows x 2 words written element by
+# output runs along A shifted into place where they start inside words), tiles of 8 rows x 4 words written element by
 # element, or 64-bit offsets. The fast tier takes one way a case (the interpreter's cheaper ones, each way and each
-# mode of the kernel at least once; the smallest tiles on A of 10 rows shift runs across three tiles of A), the full
-# tier the other ways too, the smallest tiles only on cases of up to 3,000 elements: on the larger ones the
-# interpreter took 0.5-2 minutes a case, and they take tiles of 4 rows x 16 words instead (each group of rows shifted
-# without the next group from the tile, as in the smallest tiles, in an eighth of the programs).
+# mode of the kernel at least once; tiles of 4 rows on A of 10 rows shift runs across three tiles of A), the full
+# tier the other ways too, the smallest tiles only on cases of up to 1,100 elements and on the first: on the larger
+# ones the interpreter took 0.5-2 minutes a case, and they take tiles of 4 rows x 16 words instead (each group of rows
+# shifted without the next group from the tile, as in the smallest tiles, in an eighth of the programs).
 WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
-WORDS_FAST = ("smallest tiles", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
+WORDS_FAST = ("4 rows", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
               "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles", "64-bit", "items",
               "64-bit")
 WORDS_FAST_PAIRS = list(zip(WORDS_CASES, WORDS_FAST))
 
 
 def _words_full_tier(case, way) -> bool:
-    """The full tier's ways beyond the fast tier's: the smallest tiles on cases of up to 3,000 elements, tiles of 4
-    rows x 16 words where a case takes the smallest tiles in neither tier."""
-    small = np.prod(case[0]) <= 3000
+    """The full tier's ways beyond the fast tier's: the smallest tiles on cases of up to 1,100 elements and on the
+    first, tiles of 4 rows x 16 words where a case takes the smallest tiles in neither tier."""
+    small = np.prod(case[0]) <= 1100
     if way == "smallest tiles":
-        return small
+        return small or case == WORDS_CASES[0]  # A of 10 rows: runs shifted across three tiles of A
     return way != "4 rows" or not (small or (case, "smallest tiles") in WORDS_FAST_PAIRS)
 
 
@@ -719,7 +719,7 @@ def test_words_kernel(shape, axes, dtype, steps, way, rng, monkeypatch):
     assert isinstance(default.config, permute.PermuteWordsConfig)
     assert_bits_equal(run_engine(x, axes), want)
     config = {"smallest tiles": permute.PermuteWordsConfig(4, 2, 1),
-              "items": permute.PermuteWordsConfig(8, 2, 1, "items"),  # where runs along A start inside words
+              "items": permute.PermuteWordsConfig(8, 4, 1, "items"),  # where runs along A start inside words
               "64-bit": permute.PermuteWordsConfig(8, 4, 2),
               "4 rows": permute.PermuteWordsConfig(4, 16, 2)}[way]
     assert_bits_equal(run_engine(x, axes, config, wide=way == "64-bit"), want)
