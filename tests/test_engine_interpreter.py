@@ -596,7 +596,9 @@ def test_interleave_rows(dtype, rows, rng, monkeypatch):
         problem = canonical(x.shape, x.strides, x.itemsize)
         if problem.kind != "transpose" or not interleave_ok(problem):
             continue
-        for config in (InterleaveConfig(16, 2), InterleaveConfig(256, 4))[shape[-1] == 4096:]:
+        configs = (InterleaveConfig(256, 4),) if shape[-1] == 4096 else (InterleaveConfig(16, 2),
+                                                                          InterleaveConfig(256, 4))
+        for config in configs:
             assert_bits_equal(run_engine(base, x, config, 4), reference(x))
     monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
     for shape in ((rows, 301), (5, rows, 251)):  # one matrix; a batch, outputs shifted into place where they start

@@ -257,19 +257,22 @@ def _words_sides(perm: Permutation, segment_min: int | None = None, run_to_b: in
 VECTOR_TILES = ((128, 256, 8), (256, 256, 4))
 
 
+def _in_vectors(launch: Launch) -> bool:
+    """Whether a permute_tiles launch's loads and stores all start at 16-byte boundaries."""
+    return min(launch.constexprs[k] for k in ("ALIGN_IA", "ALIGN_IB", "ALIGN_OA", "ALIGN_OB")) * launch.word >= 16
+
+
 def vector_run(launch: Launch) -> bool:
     """Whether a permute_tiles launch moves 16-byte vectors on every load and store and reads side B as one run of
     the input (where autotune also measures VECTOR_TILES)."""
-    c = launch.constexprs
-    return c["NB_IN"] == 1 and min(c[k] for k in ("ALIGN_IA", "ALIGN_IB", "ALIGN_OA", "ALIGN_OB")) * launch.word >= 16
+    return launch.constexprs["NB_IN"] == 1 and _in_vectors(launch)
 
 
 def tiles_in_vectors(perm: Permutation) -> bool:
     """Whether the element tiles' loads and stores all start at 16-byte boundaries, so that each lane moves 16 bytes:
     there they ran ahead of the words (int8 256x256x64x64 by (3,2,1,0): 90% of the copy against 82%, and the only
     other such case of 30, 91% against 84%; H100, 2026-11-25, docs/permute.md)."""
-    constexprs = build(perm, perm.itemsize).pieces[0][2].constexprs
-    return min(constexprs[k] for k in ("ALIGN_IA", "ALIGN_IB", "ALIGN_OA", "ALIGN_OB")) * perm.itemsize >= 16
+    return _in_vectors(build(perm, perm.itemsize).pieces[0][2])
 
 
 def words_ok(perm: Permutation) -> bool:
