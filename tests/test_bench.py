@@ -109,3 +109,34 @@ def test_methods_are_timed_in_interleaved_rounds():
     assert calls[:6] == ["copy", "copy", "torch", "torch", "ours", "ours"]  # warm-up, then the call that sizes a batch
     assert calls[6:] == ["copy", "torch", "ours"] * 3
     assert all(len(t.seconds) == 3 for t in timings.values())
+
+
+def test_a_case_reads_back_from_its_name():
+    from cornerturn.bench.suites import Case, parse_case, random_cases, random_permutations
+
+    for case in (*random_cases(3, 12, "cuda"), *random_permutations(3, 12, "cuda")):
+        assert parse_case(case.name) == case
+    assert parse_case("half 8 x (5428x1038)") == Case((8, 5428, 1038), "float16")
+    assert parse_case("uint8 30x31x33 (2, 0, 1)") == Case((30, 31, 33), "uint8", (2, 0, 1))
+    for text, why in (("float33 3x4", "unknown dtype 'float33'"), ("float32", "expected 'DTYPE SHAPE"),
+                      ("float32 7", "at least two sides"), ("int8 3xa", "whole numbers joined"),
+                      ("int8 3x0", "at least 1"), ("int8 3x4x5 (0,1)", r"not a permutation of 0..2"),
+                      ("int8 3x4 (0,0)", "not a permutation"), ("int8 3x4 (a,b)", "separated by commas")):
+        with pytest.raises(ValueError, match=why):
+            parse_case(text)
+
+
+def test_bench_times_the_cases_given_on_the_command_line(tmp_path, capsys):
+    js = tmp_path / "cases.json"
+    assert main(["bench", "--device", "cpu", "--case", "float32 300x201", "--case", "uint8 3 x (99x101)",
+                 "--case", "float16 4x30x31x33 (0,2,3,1)", "--methods", "numpy,cornerturn", "--repeats", "2",
+                 "--no-progress", "--json", str(js)]) == 0
+    data = json.loads(js.read_text())
+    assert data["suite"] == "cases"
+    ours = [r for r in data["results"] if r["method"] == "cornerturn"]
+    assert [r["case"] for r in ours] == ["float32 300x201", "uint8 3 x (99x101)", "float16 4x30x31x33 (0,2,3,1)"]
+    assert all(r["verified"] is True and r["gbps"] > 0 for r in ours)  # against NumPy, the reference
+    assert main(["bench", "--device", "cpu", "--case", "int8 3x4 (1,1)"]) == 2
+    assert "not a permutation" in capsys.readouterr().out
+    assert main(["bench", "--device", "cpu", "--case", "int8 3x4", "--suite", "tiny"]) == 2
+    assert main(["bench", "--device", "cpu", "--case", "int8 3x4", "--inplace"]) == 2

@@ -113,20 +113,35 @@ def cmd_bench_inplace(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if getattr(args, "case", None) and (getattr(args, "distributed", False) or getattr(args, "inplace", False)):
+        console.print("[red]--case: out-of-place cases only, not with --inplace or --distributed[/red]")
+        return 2
     if getattr(args, "distributed", False):
         return cmd_bench_distributed(args)
     if getattr(args, "inplace", False):
         return cmd_bench_inplace(args)
     from .bench import report
     from .bench.runner import peers_for, run_suite
-    from .bench.suites import suite
+    from .bench.suites import CASES, parse_case, suite
 
     device = _bench_device(args)
-    suite_name = args.suite or ("cuda" if device == "cuda" else "cpu")
-    if suite_name == "random" and args.seed is None:
-        console.print("[red]--suite random: needs --seed S (any integer; the same seed draws the same shapes)[/red]")
-        return 2
-    cases = suite(suite_name, seed=args.seed, count=args.cases, device=device)
+    if getattr(args, "case", None):
+        if args.suite or args.seed is not None:
+            console.print("[red]--case: give cases or a suite (--suite, --seed), not both[/red]")
+            return 2
+        try:
+            cases = tuple(parse_case(text) for text in args.case)
+        except ValueError as exc:
+            console.print(f"[red]--case: {exc}[/red]", highlight=False)
+            return 2
+        suite_name = CASES
+    else:
+        suite_name = args.suite or ("cuda" if device == "cuda" else "cpu")
+        if suite_name == "random" and args.seed is None:
+            console.print("[red]--suite random: needs --seed S (any integer; the same seed draws the same "
+                          "shapes)[/red]")
+            return 2
+        cases = suite(suite_name, seed=args.seed, count=args.cases, device=device)
     methods = args.methods.split(",") if args.methods else None
     if methods:
         known = [p.name for p in peers_for(device)]
@@ -512,6 +527,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "--seed), or permute (permute_dims; with --seed, random "
                                                  "permutations follow); default: cuda on a GPU, cpu otherwise")
     p.add_argument("--seed", type=int, default=None, help="--suite random or permute: the seed that draws the shapes")
+    p.add_argument("--case", action="append", default=None, metavar="CASE",
+                   help="your own case instead of a suite, as the tables name it (repeat for more): 'bfloat16 "
+                        "6000x6000', 'float16 8 x (5428x1038)' (the last two axes swap), or 'float16 "
+                        "64x256x56x56 (0,2,3,1)' (permute_dims by those axes)")
     p.add_argument("--cases", type=int, default=None, help="--suite random: how many (default 64 on a GPU, 16 on "
                                                            "the CPU)")
     p.add_argument("--methods", default=None, help="comma-separated peers to run (the copy always runs)")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import itemsize_of
+from ..dtypes import SUPPORTED, canonical_name, itemsize_of
 
 
 @dataclass(frozen=True)
@@ -153,6 +153,39 @@ def random_permutations(seed: int, count: int, device: str) -> tuple[Case, ...]:
             axes = tuple(int(a) for a in rng.permutation(rank))
         cases.append(Case(shape, dtype, axes))
     return tuple(cases)
+
+
+CASES = "cases"  # the suite name of cases given one by one (`cornerturn bench --case`)
+
+
+def parse_case(text: str) -> Case:
+    """A case as the tables name it: "bfloat16 6000x6000", "float16 8 x (5428x1038)" (a batch of matrices; the last
+    two axes swap), or "float16 64x256x56x56 (0,2,3,1)" (permute_dims by those axes). ValueError on anything else."""
+    words = text.split(None, 1)
+    if len(words) != 2:
+        raise ValueError(f"case {text!r}: expected 'DTYPE SHAPE [(AXES)]', e.g. 'bfloat16 6000x6000' or "
+                         "'float16 64x256x56x56 (0,2,3,1)'")
+    dtype, rest = canonical_name(words[0]), words[1]
+    if dtype not in SUPPORTED:
+        raise ValueError(f"case {text!r}: unknown dtype {words[0]!r}; one of {', '.join(SUPPORTED)}")
+    axes_text = None
+    if rest.rstrip().endswith(")") and "," in rest.rsplit("(", 1)[-1]:
+        rest, axes_text = rest.rsplit("(", 1)
+    dims = rest.replace(" ", "").replace("(", "").replace(")", "").split("x")
+    if not all(d.isdigit() for d in dims) or len(dims) < 2:
+        raise ValueError(f"case {text!r}: the shape needs at least two sides of whole numbers joined by 'x'")
+    shape = tuple(int(d) for d in dims)
+    if min(shape) < 1:
+        raise ValueError(f"case {text!r}: every side must be at least 1")
+    if axes_text is None:
+        return Case(shape, dtype)
+    parts = axes_text.rstrip().rstrip(")").split(",")
+    if not all(a.strip().isdigit() for a in parts):
+        raise ValueError(f"case {text!r}: axes must be whole numbers separated by commas, e.g. (0,2,3,1)")
+    axes = tuple(int(a) for a in parts)
+    if sorted(axes) != list(range(len(shape))):
+        raise ValueError(f"case {text!r}: axes {axes} are not a permutation of 0..{len(shape) - 1}")
+    return Case(shape, dtype, axes)
 
 
 def suite(name: str, *, seed: int | None = None, count: int | None = None, device: str = "cuda") -> tuple[Case, ...]:
