@@ -35,7 +35,7 @@ def sweep(text: str) -> dict:
     mine = config_to_dict(chosen.config)
     planned = [r for r in rows if r["config"] == mine and r["word"] == chosen.word]
     return {"case": text, "plan": chosen.config.name, "reason": chosen.reason, "word": chosen.word,
-            "plan_pct": planned[0]["pct"] if planned else None, "best": rows[:5], "count": len(rows)}
+            "plan_pct": planned[0]["pct"] if planned else None, "best": rows, "count": len(rows)}
 
 
 def main() -> None:
