@@ -312,8 +312,8 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
             if EDGES:
                 heads = tr == 0
                 tails = tr * BLOCK_R + BLOCK_R + PACK > rows
-                after = c >= 0  # the columns whose last elements go one by one
                 if JOIN:  # a row's first elements only where k is 0; its last where row c + 1 did not join them
+                    after = c >= 0  # the columns whose last elements go one by one
                     tails = (loose > 0) & ends
                     if k == 0:  # noqa: SIM108 - a branch on a constexpr, resolved when the kernel is compiled
                         heads = heads & (first > 0)
@@ -322,15 +322,30 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     if k < PACK - 1:
                         tails = tails & (tc * BLOCK_CW * PACK + BLOCK_CW * PACK >= cols)
                         after = c + 1 >= cols
-                if heads | tails:  # this tile holds some: one by one
-                    items = _words_of(out_ptr, E)
-                    row0 = ((out_base + c * out_row_stride) // E)[None, :]
-                    for t in tl.static_range(PACK):
-                        item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
-                        rr = (rw * PACK + t)[:, None]
-                        tl.store(items + row0 + rr, item,
-                                 mask=(((rr < first) & heads) | ((rr >= last) & tails & after[None, :]))
-                                 & (rr < rows) & (c[None, :] < cols))
+                    if heads | tails:  # this tile holds some: one by one
+                        _store_ends(out_ptr, out_base, c, out_row_stride, group, rw, first, last, rows, cols, heads,
+                                    tails, after, E, PACK, True)
+                elif heads | tails:  # the same without the joins' conditions, which cost registers (1 block an
+                    _store_ends(out_ptr, out_base, c, out_row_stride, group, rw, first, last, rows, cols, heads,
+                                tails, c, E, PACK, False)  # SM instead of 2 for 256 x 32 words on 8 warps)
+
+
+@triton.jit
+def _store_ends(out_ptr, out_base, c, out_row_stride, group, rw, first, last, rows, cols, heads, tails, after,
+                E: tl.constexpr, PACK: tl.constexpr, JOIN: tl.constexpr):
+    """The elements of output rows c before their first whole word and from `last` on, one by one, from the grouped
+    words `group` of groups rw; with JOIN only the first where `heads` and the last where `tails` and `after`."""
+    ITEM: tl.constexpr = (1 << (8 * E)) - 1
+    items = _words_of(out_ptr, E)
+    row0 = ((out_base + c * out_row_stride) // E)[None, :]
+    for t in tl.static_range(PACK):
+        item = ((group >> (8 * E * t)) & ITEM).to(items.dtype.element_ty)
+        rr = (rw * PACK + t)[:, None]
+        if JOIN:  # noqa: SIM108 - a branch on a constexpr, resolved when the kernel is compiled
+            at_ends = ((rr < first) & heads) | ((rr >= last) & tails & after[None, :])
+        else:
+            at_ends = (rr < first) | (rr >= last)
+        tl.store(items + row0 + rr, item, mask=at_ends & (rr < rows) & (c[None, :] < cols))
 
 
 @triton.jit
