@@ -630,3 +630,30 @@ def test_autotuning_candidates_of_skinny_matrices_build_and_round_trip():
             if isinstance(config, (NarrowConfig, InterleaveConfig)):
                 assert engine_plan.build(problem, 4, config).pieces
                 assert config_from_dict(config_to_dict(config)) == config
+
+
+# The registers a thread of a byte matrix's words kernel compiled for sm_90 (tests/sm90.py): [rows, cols, config]
+_REGISTERS = """
+import json, sys
+from sm90 import compile_launch, registers
+from cornerturn.engine import plan as engine_plan
+from cornerturn.engine.configs import WordsConfig
+from cornerturn.problem import canonical
+rows, cols, config = json.loads(sys.argv[1])
+launch = engine_plan.build(canonical((rows, cols), (cols, 1), 1), 4, WordsConfig(*config)).pieces[0][2]
+print(json.dumps({"constexprs": launch.constexprs, "registers": registers(compile_launch(launch))}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", [(256, 32, 8), (256, 16, 4)])
+def test_shifted_words_tiles_keep_their_registers(config):
+    """The planner's table chose the shifted 256 x 32-word tile on 8 warps for bytes (and 256 x 16 on 4) when they
+    compiled to 128 registers a thread, two (four) blocks an SM; conditions for the joined rows in the edge stores
+    raised them to 160 (164) where joining is off, one (three) blocks an SM, and uint8 85473x1156, a shape of the
+    table's own, fell from 65% of the copy to 50% (H200, docs/engine.md). A byte matrix with output rows shifted."""
+    import sm90
+
+    found = sm90.run(_REGISTERS, [1157, 1156, list(config)])
+    assert found["constexprs"]["OUT"] == 1 and found["constexprs"]["EDGES"] and not found["constexprs"]["JOIN"]
+    assert found["registers"] <= 128

@@ -319,35 +319,21 @@ def test_general_tiles_divide_by_multiplying(shape, axes, dtype, magic_a, magic_
     assert_bits_equal(run_engine(x, axes, permute.PermuteConfig(8, 4), wide=True), reference(x, axes))
 
 
-# Compiles a plan's kernel for sm_90 with the given MAGIC constexprs all on and all off, no GPU needed (Triton's own
-# ptxas), and prints each one's thread layouts (TTGIR) and global loads and stores (PTX): run in a process of its
-# own, as @triton.jit under TRITON_INTERPRET=1 gives the interpreter's functions.
+# Compiles a plan's kernel for sm_90 with the given MAGIC constexprs all on and all off, no GPU needed (tests/sm90.py),
+# and prints each one's thread layouts (TTGIR) and global loads and stores (PTX).
 _LAYOUTS = """
 import json, re, sys
-import numpy as np, triton
-from triton.backends.compiler import GPUTarget
+import numpy as np
+from sm90 import compile_launch
 from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
 shape, axes, size, keys = json.loads(sys.argv[1])
 strides = [int(np.prod(shape[k + 1:])) * size for k in range(len(shape))]
 perm = canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes))
 launch = permute.build(perm, permute.natural_word(perm)).pieces[0][2]
-names = launch.kernel.arg_names
-given = launch.named_ints()
 found = []
 for magic in (True, False):
-    constexprs = dict(launch.constexprs, **{key: magic for key in keys})
-    signature = {n: "*i%d" % (8 * launch.word) for n in names[:2]}
-    attrs = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
-    for i, n in enumerate(names[2:], 2):  # Triton's own specialisation: ints of 1, and multiples of 16
-        if n not in constexprs and given[n] == 1:
-            constexprs[n] = 1
-        signature[n] = "constexpr" if n in constexprs else "i32"
-        if n not in constexprs and given[n] % 16 == 0:
-            attrs[(i,)] = [["tt.divisibility", 16]]
-    k = triton.compile(triton.compiler.ASTSource(fn=launch.kernel, signature=signature, constexprs=constexprs,
-                                                 attrs=attrs), target=GPUTarget("cuda", 90, 32),
-                       options={"num_warps": launch.num_warps})
+    k = compile_launch(launch, dict(launch.constexprs, **{key: magic for key in keys}))
     found.append({"magic": magic, "layouts": sorted(re.findall(r"#ttg.blocked<[^>]*>", k.asm["ttgir"])),
                   "memory": sorted(re.findall(r"(?:ld|st).global[.a-z0-9]*", k.asm["ptx"])),
                   "divides": len(re.findall(r"(?:div|rem).[su]32", k.asm["ptx"])),
@@ -370,16 +356,9 @@ def test_multiplying_leaves_the_vectors_as_they_were():
 
 def _compiled_both_ways(case):
     """_LAYOUTS's two compilations of a case [shape, axes, itemsize, MAGIC keys]: multiplying, then dividing."""
-    import json
-    import os
-    import subprocess
-    import sys
+    import sm90
 
-    env = dict(os.environ, TRITON_INTERPRET="0")
-    done = subprocess.run([sys.executable, "-c", _LAYOUTS, json.dumps(case)], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    multiplied, divided = json.loads(done.stdout)
+    multiplied, divided = sm90.run(_LAYOUTS, case)
     assert multiplied["magic"] is True and divided["magic"] is False
     return multiplied, divided
 
