@@ -278,6 +278,35 @@ def test_sixteen_byte_elements_keep_every_bit(rng):
     assert_bits_equal(cornerturn.transpose(x), reference(x))
 
 
+@pytest.mark.parametrize("shape, cols", [((3, 130, 600), 600), ((1100, 523), 523), ((2, 300, 517), 530),
+                                         ((2049, 515), 515)])
+def test_sixteen_byte_column_walks(shape, cols, rng):
+    """16-byte matrices of 512 columns or more take the column walks: batches, rows in two and three bands of up to
+    WALK_ROWS, columns past whole bands of 16 and of 4, rows further apart than the columns (a slice); into a
+    poisoned output."""
+    from cornerturn.cpu.kernels import WALK_ROWS
+
+    base = random_bits((*shape[:-1], cols), np.complex128, rng)
+    x = base[..., :shape[-1]]
+    plan = choose_variant(canonical(x.shape, x.strides, 16))
+    assert plan.name == f"walk16-rows{WALK_ROWS}-parallel", plan.name
+    out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
+    cornerturn.transpose(x, out=out)
+    assert_bits_equal(out, reference(x))
+
+
+@pytest.mark.parametrize("shape, dtype, walks", [
+    ((300, 512), np.complex128, True), ((300, 511), np.complex128, False),  # the columns the walks need
+    ((300, 2048), np.complex128, False), ((300, 2049), np.complex128, True),  # rows 32 KiB apart: set aliasing
+    ((300, 4100), np.complex128, True), ((300, 700), np.float64, False),
+    ((110, 600), np.complex128, True), ((100, 600), np.complex128, False)])  # too few elements for threads: tiles
+def test_column_walks_take_sixteen_byte_rows_apart_from_aliased_pitches(shape, dtype, walks):
+    plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, np.dtype(dtype).itemsize))
+    assert plan.name.startswith("walk16") is walks, plan.name
+    reversed_rows = np.empty(shape, dtype)[::-1]  # a negative pitch: the element tiles
+    assert not choose_variant(canonical(shape, reversed_rows.strides, np.dtype(dtype).itemsize)).name.startswith("walk")
+
+
 @st.composite
 def strided_case(draw):
     dtype = draw(st.sampled_from(DTYPES))

@@ -7,7 +7,10 @@ tile's extents are compile-time constants (closure variables), so its loops unro
 once per array layout and is kept in Numba's on-disk cache. Bytes whose rows and columns are whole 64-bit words
 move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone. A matrix with a side of a few
 elements (3 colour channels) moves in runs along its long side (`skinny_kernel`): a few sequential streams on
-one side, one on the other.
+one side, one on the other. 16-byte elements of matrices whose output rows are short enough for the L2 (and
+whose input rows do not share cache sets) move in column walks (`column_walk_kernel`): a task reads a band of 16
+input columns down up to WALK_ROWS rows, four columns (one 64-byte line) at a time, and writes each output row's
+part in one contiguous run.
 """
 
 from __future__ import annotations
@@ -123,3 +126,43 @@ def move_elements(x, out, b, k0, k1, short, short_rows):
         for i in range(k0, k1):
             for j in range(short):
                 out[b, j, i] = x[b, i, j]
+
+
+WALK_ROWS = 1024  # rows a column walk's task takes at most (the rows are shared evenly among the tasks of a column)
+WALK_COLS = 16  # input columns a task walks down, four at a time
+
+
+@functools.cache
+def column_walk_kernel(parallel: bool):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` of 16-byte words (any strides) and a C-contiguous
+    `out`. A task takes WALK_COLS columns of up to WALK_ROWS rows: for each four columns (the 64 bytes of one input
+    line where rows start at lines) it walks down the rows, writing four output rows a run each; the lines it reads
+    stay in the L2 for the walk of the next four."""
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out):
+        batch, rows, cols = x.shape
+        col_bands = (cols + WALK_COLS - 1) // WALK_COLS
+        row_bands = (rows + WALK_ROWS - 1) // WALK_ROWS
+        band_rows = (rows + row_bands - 1) // row_bands
+        per_matrix = col_bands * row_bands
+        for t in prange(batch * per_matrix):
+            b = t // per_matrix
+            r = t - b * per_matrix
+            i0 = (r // col_bands) * band_rows
+            j0 = (r - (r // col_bands) * col_bands) * WALK_COLS
+            i1 = min(i0 + band_rows, rows)
+            j1 = min(j0 + WALK_COLS, cols)
+            j = j0
+            while j + 4 <= j1:
+                for i in range(i0, i1):
+                    out[b, j, i] = x[b, i, j]
+                    out[b, j + 1, i] = x[b, i, j + 1]
+                    out[b, j + 2, i] = x[b, i, j + 2]
+                    out[b, j + 3, i] = x[b, i, j + 3]
+                j += 4
+            for jj in range(j, j1):
+                for i in range(i0, i1):
+                    out[b, jj, i] = x[b, i, jj]
+
+    return kernel

@@ -111,6 +111,42 @@ STAGED_TILE = 512
 STAGED_ITEMSIZES = (4, 8)
 
 
+# 16-byte elements in column walks (cpu/kernels.column_walk_kernel) where the input has WALK_MIN_COLS columns or more
+# and its row pitch is not a multiple of WALK_ALIASED_PITCH (rows 64, 96, 128 or 192 KiB apart ran at 0.90-0.98 of
+# the element tiles, rows 32 KiB apart and every other pitch tried, a page multiple or not, at 1.01-1.40). Against
+# the element tiles on 2-core AMD EPYC, 2026-11-28 (docs/cpu.md, "Column walks for 16-byte elements"): 1.31x in
+# geometric mean, none behind (1.03x-1.47x), on 24 complex128 matrices of a fresh seed; under 512 columns the walks
+# lost as often as they won (0.77x-1.31x).
+WALK_MIN_COLS = 512
+WALK_ALIASED_PITCH = 32768
+
+
+@dataclass(frozen=True)
+class WalkVariant:
+    """16-byte elements moved in column walks (cpu/kernels.column_walk_kernel)."""
+
+    parallel: bool
+
+    @property
+    def name(self) -> str:
+        from .kernels import WALK_ROWS
+
+        return f"walk16-rows{WALK_ROWS}-{'parallel' if self.parallel else 'serial'}"
+
+    def kernel(self):
+        from .kernels import column_walk_kernel
+
+        return column_walk_kernel(self.parallel)
+
+
+def walks(problem: Problem) -> bool:
+    """Whether a transpose of 16-byte elements takes the column walks: contiguous columns, WALK_MIN_COLS columns or
+    more, rows a positive pitch apart that is not a multiple of WALK_ALIASED_PITCH."""
+    if problem.kind != "transpose" or problem.itemsize != 16 or problem.col_stride != 16 or problem.row_stride <= 0:
+        return False
+    return problem.cols >= WALK_MIN_COLS and problem.row_stride % WALK_ALIASED_PITCH != 0
+
+
 @dataclass(frozen=True)
 class VectorVariant:
     """Blocks of 16-byte rows transposed in vector registers (cpu/vectors.py), in tiles of `tile` elements."""
@@ -250,7 +286,7 @@ class CpuPlan:
     name: str  # "empty", "numpy-copy", "numpy" or a variant's name
     reason: str
     geometry: Geometry | None = None
-    variant: CpuVariant | SkinnyVariant | VectorVariant | None = None
+    variant: CpuVariant | SkinnyVariant | VectorVariant | WalkVariant | None = None
     edge_variant: CpuVariant | None = None  # packed plans: the element kernel of the rows and columns past the blocks
 
     @functools.cached_property
@@ -296,6 +332,10 @@ def choose_variant(problem: Problem | Permutation):
         return CpuPlan(vector.name, f"{reason}; blocks of 16-byte rows transposed in vector registers (tile: "
                                     f"{vector.tile_from})", geometry,
                        vector)
+    if parallel and walks(problem):
+        walk = WalkVariant(parallel)
+        return CpuPlan(walk.name, f"{reason}; {problem.cols} columns of rows {problem.row_stride} B apart: column "
+                                  "walks, each output row's part written in one run", geometry, walk)
     variant = _variant(parallel, problem.itemsize, packed=False)
     if packable(problem):
         packed = _variant(parallel, problem.itemsize, packed=True)
