@@ -235,7 +235,8 @@ def test_vector_kernel_tiles(itemsize, rng):
     ((4000, 4001), np.float32, 1024, False),  # 16 tiles of 1024
     ((4000, 4000), np.uint8, 512, False),  # 64 tiles of 512
     ((700, 701), np.float32, 512, False),  # 1 tile of 1024, 4 of 512
-    ((400, 401), np.float64, 256, False),  # 1 tile of 1024 or 512, 4 of 256
+    ((400, 401), np.float32, 256, False),  # 1 tile of 1024 or 512, 4 of 256
+    ((3000, 401), np.float64, 512, False),  # 2 tiles of 1024, 6 of 512 (8-byte rows of 3000: too many for all)
     ((3000, 301), np.float64, 512, False),  # 3 tiles of 1024, 6 of 512
     ((2, 300, 301), np.uint16, 256, False),  # 2 tiles of 1024 or 512, 8 of 256
     ((130, 601), np.float32, 128, False),  # 1 tile of 1024, 2 of 512, 3 of 256, 10 of 128
@@ -276,6 +277,24 @@ def test_sixteen_byte_elements_keep_every_bit(rng):
     x = random_bits((257, 129), np.complex128, rng)
     x.view(np.uint64)[:, ::2] = 0x7FF0000000000001  # signalling NaN bit pattern
     assert_bits_equal(cornerturn.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("shape, tile", [
+    ((400, 401), (400, 64)),  # tiles of 256 rows would cut 400: all of them, by 64 columns
+    ((3, 1021, 300), (1022, 64)),  # a batch; rows to whole blocks of 2
+    ((1025, 300), (256, 256)),  # rows of more than 8 KiB: the tiles as they were (1024 halved to 256)
+    ((200, 201), (1024, 1024)),  # serial: one tile of 1024 already holds every row
+    ((700, 512), (128, 128))])  # rows 4 KiB apart (aliased): the aliased table's tiles
+def test_eight_byte_tiles_take_every_row_where_the_rows_are_few(shape, tile, monkeypatch, rng):
+    import numba
+
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    x = random_bits(shape, np.float64, rng)
+    plan = choose_variant(canonical(shape, x.strides, 8))
+    assert (plan.variant.tile, plan.variant.tile_cols or plan.variant.tile) == tile, plan.name
+    out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.float64)
+    cornerturn.transpose(x, out=out)
+    assert_bits_equal(out, reference(x))
 
 
 @pytest.mark.parametrize("shape, cols", [((3, 130, 600), 600), ((1100, 523), 523), ((2, 300, 517), 530),

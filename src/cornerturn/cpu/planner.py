@@ -111,6 +111,16 @@ STAGED_TILE = 512
 STAGED_ITEMSIZES = (4, 8)
 
 
+# 8-byte elements whose tiles would cut the input's rows into parts although they are few (output rows of at most
+# FULL_ROWS_MAX_BYTES): tiles of all the rows by FULL_ROWS_COLS columns instead, so that every output row is written
+# in one run. 1.146x the tiles before on the 12 such matrices of seeds 801 and 802 (1.03x-1.38x) and 1.154x on the 8
+# of the fresh seed 803 (1.05x-1.36x), none behind; from 1,371 rows up they lost (0.61x-0.84x); 2-core AMD EPYC,
+# 2026-11-28 (docs/cpu.md, "Tiles of all the rows for 8-byte elements")
+FULL_ROWS_ITEMSIZES = (8,)
+FULL_ROWS_MAX_BYTES = 8192
+FULL_ROWS_COLS = 64
+
+
 # 16-byte elements in column walks (cpu/kernels.column_walk_kernel) where the input has WALK_MIN_COLS columns or more
 # and its row pitch is not a multiple of WALK_ALIASED_PITCH (rows 64, 96, 128 or 192 KiB apart ran at 0.90-0.98 of
 # the element tiles, rows 32 KiB apart and every other pitch tried, a page multiple or not, at 1.01-1.40). Against
@@ -181,6 +191,21 @@ def vectorizable(problem: Problem) -> bool:
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
+    """The vector plan of `problem` (`tiled_variant`), except where its tiles would cut the rows of an 8-byte matrix
+    of output rows of at most FULL_ROWS_MAX_BYTES (and rows not a multiple of ALIASED_PITCH apart): tiles of all the
+    rows by FULL_ROWS_COLS columns then."""
+    from .vectors import block_side
+
+    tiled = tiled_variant(problem, parallel)
+    if (problem.itemsize not in FULL_ROWS_ITEMSIZES or problem.rows * problem.itemsize > FULL_ROWS_MAX_BYTES
+            or problem.row_stride % ALIASED_PITCH == 0 or tiled.staged or tiled.tile >= problem.rows):
+        return tiled
+    side = block_side(problem.itemsize)
+    return VectorVariant(problem.itemsize, -(-problem.rows // side) * side, parallel, False,
+                         f"all {problem.rows} rows, where {tiled.tile_from} gave {tiled.tile}", FULL_ROWS_COLS)
+
+
+def tiled_variant(problem: Problem, parallel: bool) -> VectorVariant:
     """The vector plan of `problem`, from the host's measured tiles (cpu/host_tiles.py) for its element size: those
     for rows a multiple of ALIASED_PITCH bytes apart and at least STAGED_MIN_PITCH (plain or staged), else those for
     any pitch; where measuring is off, the table: staged tiles of STAGED_TILE for 4- and 8-byte elements where the
