@@ -7,10 +7,9 @@ tile's extents are compile-time constants (closure variables), so its loops unro
 once per array layout and is kept in Numba's on-disk cache. Bytes whose rows and columns are whole 64-bit words
 move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone. A matrix with a side of a few
 elements (3 colour channels) moves in runs along its long side (`skinny_kernel`): a few sequential streams on
-one side, one on the other. 16-byte elements of matrices whose output rows are short enough for the L2 (and
-whose input rows do not share cache sets) move in column walks (`column_walk_kernel`): a task reads a band of 16
-input columns down up to WALK_ROWS rows, four columns (one 64-byte line) at a time, and writes each output row's
-part in one contiguous run.
+one side, one on the other. 16-byte elements of matrices of 512 columns or more (cpu/planner.walks) move in column
+walks (`column_walk_kernel`): a task reads a band of 16 input columns down up to WALK_ROWS rows, four columns (one
+64-byte line) at a time, and writes each output row's part in one contiguous run.
 """
 
 from __future__ import annotations
@@ -147,10 +146,9 @@ def column_walk_kernel(parallel: bool):
         band_rows = (rows + row_bands - 1) // row_bands
         per_matrix = col_bands * row_bands
         for t in prange(batch * per_matrix):
-            b = t // per_matrix
-            r = t - b * per_matrix
-            i0 = (r // col_bands) * band_rows
-            j0 = (r - (r // col_bands) * col_bands) * WALK_COLS
+            b, col_band, row_band = _tile_of(t, per_matrix, col_bands)  # along the column bands of a row band
+            i0 = row_band * band_rows
+            j0 = col_band * WALK_COLS
             i1 = min(i0 + band_rows, rows)
             j1 = min(j0 + WALK_COLS, cols)
             j = j0

@@ -122,7 +122,7 @@ FULL_ROWS_COLS = 64
 
 
 # 16-byte elements in column walks (cpu/kernels.column_walk_kernel) where the input has WALK_MIN_COLS columns or more
-# and its row pitch is not a multiple of WALK_ALIASED_PITCH (rows 64, 96, 128 or 192 KiB apart ran at 0.90-0.98 of
+# and its row pitch is not a multiple of WALK_ALIASED_PITCH (rows 64, 96, 128 or 192 KiB apart ran at 0.90-1.02 of
 # the element tiles, rows 32 KiB apart and every other pitch tried, a page multiple or not, at 1.01-1.40). Against
 # the element tiles on 2-core AMD EPYC, 2026-11-28 (docs/cpu.md, "Column walks for 16-byte elements"): 1.31x and
 # 1.26x in geometric mean on the 20 and 16 complex128 matrices of two fresh seeds that the rule takes (0.97x-1.52x,
