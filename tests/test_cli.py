@@ -66,6 +66,14 @@ def test_bench_inplace_tiny_on_cpu(tmp_path, capsys):
         main(["bench", "--inplace", "--device", "cpu", "--suite", "nope"])
 
 
+def test_inplace_summary_takes_the_middle_of_an_even_count():
+    from cornerturn.bench.inplace import by_dtype
+
+    results = [{"case": f"int8 {n}x{n}", "pct_of_copy": p} for n, p in ((7, 43.0), (9, 88.0), (11, 50.0), (13, 64.0))]
+    results.append({"case": "float32 5x5", "pct_of_copy": 91.0})
+    assert by_dtype(results) == {"float32": (1, 91.0, 91.0, 91.0), "int8": (4, 43.0, 57.0, 88.0)}
+
+
 def test_bench_rejects_unknown_suite_and_method(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "--suite", "nope"])

@@ -70,7 +70,7 @@ def _bench_device(args: argparse.Namespace) -> str:
 def cmd_bench_inplace(args: argparse.Namespace) -> int:
     import json
 
-    from .bench.inplace import cases_of, run
+    from .bench.inplace import by_dtype, cases_of, run
 
     device = _bench_device(args)
     suite_name = args.suite or device
@@ -98,13 +98,9 @@ def cmd_bench_inplace(args: argparse.Namespace) -> int:
                   f"{r['extra_bytes'] / 2**20:,.1f} MiB ({100 * r['extra_bytes'] / r['matrix_bytes']:.1f}%)",
                   "yes" if r["bit_exact"] else "[red]NO[/red]")
     console.print(t)
-    by_dtype: dict[str, list[float]] = {}
-    for r in report["results"]:
-        by_dtype.setdefault(r["case"].split()[0], []).append(r["pct_of_copy"])
-    for dtype, pcts in sorted(by_dtype.items()):
-        pcts.sort()
-        console.print(f"{dtype}: {len(pcts)} case(s), % of copy minimum {pcts[0]:.0f}%, "
-                      f"median {pcts[len(pcts) // 2]:.0f}%")
+    for dtype, (count, low, middle, high) in by_dtype(report["results"]).items():
+        console.print(f"{dtype}: {count} case(s), % of copy minimum {low:.0f}%, median {middle:.0f}%, "
+                      f"maximum {high:.0f}%")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)

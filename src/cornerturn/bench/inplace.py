@@ -9,6 +9,7 @@ one in-place call is measured: the allocator's peak growth on the GPU (torch), t
 from __future__ import annotations
 
 import platform
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -89,6 +90,15 @@ def run(suite: str, device: str, repeats: int = 5, progress: Callable[[str], Non
     return {"suite": suite, "seed": seed, "device": _device_name(device),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "repeats": repeats,
             "results": [asdict(r) for r in results]}
+
+
+def by_dtype(results: list[dict]) -> dict[str, tuple[int, float, float, float]]:
+    """Per element type of a report's results: (cases, minimum, median, maximum) of % of the copy; the median of an
+    even count is the mean of the middle two."""
+    groups: dict[str, list[float]] = {}
+    for r in results:
+        groups.setdefault(r["case"].split()[0], []).append(r["pct_of_copy"])
+    return {dtype: (len(p), min(p), statistics.median(p), max(p)) for dtype, p in sorted(groups.items())}
 
 
 def _device_name(device: str) -> str:
