@@ -92,12 +92,13 @@ def test_console_script_help():
 @pytest.mark.slow
 def test_main_job_runs_as_a_user_would(tmp_path):
     """`cornerturn run` in a fresh process without the test suite's environment: bench, then lab in the
-    simulator, every kernel checked, exit 0, results written."""
+    simulator, every kernel checked, exit 0, results written (the lab on 17 x 17, under one tile of 32: matrices
+    of several tiles, ragged, are test_lab's)."""
     import os
 
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "TRITON_INTERPRET")}
     command = [sys.executable, "-m", "cornerturn.cli", "run", "--suite", "tiny", "--repeats", "2",
-               "--lab-size", "33", "--no-progress", "--output", str(tmp_path)]
+               "--lab-size", "17", "--no-progress", "--output", str(tmp_path)]
     out = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "failed" not in out.stdout

@@ -264,7 +264,12 @@ def test_tile_config_validates():
     [np.uint8, np.float16],
     [(4, 4), (32, 36), (68, 44), (3, 20, 132), (256, 8), (8, 256), (37, 29), (36, 29), (37, 28), (2, 3, 13, 11),
      (9, 70), (70, 9)],
-    [0, 1, 2, 3]))  # elements past each row: input row pitches of every residue
+    [0, 1, 2, 3],  # elements past each row: input row pitches of every residue
+    # the fast tier: every shape, bytes at every residue, on cheaper interpreter runs that reach the same paths
+    fast=[(np.uint8, (4, 4), 0), (np.uint8, (32, 36), 2), (np.float16, (68, 44), 2), (np.float16, (3, 20, 132), 3),
+          (np.uint8, (256, 8), 0), (np.float16, (8, 256), 0), (np.uint8, (37, 29), 1), (np.uint8, (36, 29), 3),
+          (np.uint8, (37, 28), 0), (np.float16, (2, 3, 13, 11), 1), (np.float16, (9, 70), 0),
+          (np.float16, (70, 9), 3)]))
 def test_words_kernel_on_any_sides(dtype, shape, pad, rng):
     """1- and 2-byte elements moved as words whatever the sides: rows read as words where they start at whole words,
     else funnel-shifted; output rows written as words where they start at whole words, else as words shifted into
@@ -582,7 +587,8 @@ def test_skinny_rules_plans_hold_on_the_interpreter(rng):
 
 
 @pytest.mark.parametrize("dtype, rows", [(np.uint8, 2), (np.uint8, 3), (np.uint8, 4), (np.float16, 2), (np.float16, 4),
-                                         (np.uint8, 5), (np.uint8, 9), (np.float16, 3),
+                                         (np.uint8, 5), pytest.param(np.uint8, 9, marks=pytest.mark.full),
+                                         (np.float16, 3),
                                          pytest.param(np.float16, 9, marks=pytest.mark.full),
                                          pytest.param(np.uint8, 31, marks=pytest.mark.full)],
                          ids=lambda v: np.dtype(v).name if isinstance(v, type) else str(v))
