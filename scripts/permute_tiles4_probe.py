@@ -1,0 +1,102 @@
+"""Probe: other base tiles for the general tiles of 4-byte words (engine.permute.TILES, narrowed to short sides by the
+heuristic as the planner does), on random permutations of 4-byte elements that take permute_tiles, drawn from the
+permute suite's generator; every plan checked bit-exact, timed with the copy in interleaved rounds.
+
+    python3 scripts/permute_tiles4_probe.py OUT.json SEED[,SEED...] [DRAWS]
+"""
+
+import json
+import math
+import sys
+import time
+
+import torch
+
+from cornerturn.bench.suites import random_permutations
+from cornerturn.engine import permute
+from cornerturn.engine.timing import time_cuda_rounds
+from cornerturn.problem import Permutation, canonical_permutation
+
+BASES = {"128x32w8": (128, 32, 8), "128x64w8": (128, 64, 8), "256x32w8": (256, 32, 8)}
+
+
+def plans_of(perm) -> dict:
+    plans = {"plan": permute.build(perm, 4)}
+    default = permute.TILES.get(4)
+    try:
+        for name, base in BASES.items():
+            permute.TILES[4] = base
+            plans[name] = permute.build(perm, 4)
+    finally:
+        if default is None:
+            permute.TILES.pop(4, None)
+        else:
+            permute.TILES[4] = default
+    return plans
+
+
+def measure(case) -> dict | None:
+    dtype = getattr(torch, case.dtype)
+    if dtype.itemsize != 4:
+        return None
+    shape, axes = case.shape, case.axes
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    perm = canonical_permutation(tuple(shape), tuple(4 * s for s in strides), 4, tuple(axes))
+    if not isinstance(perm, Permutation) or permute.natural_word(perm) != 4:
+        return None
+    plans = plans_of(perm)
+    if not isinstance(plans["plan"].config, permute.PermuteConfig):
+        return None
+    raw = torch.randint(-2**31, 2**31 - 1, shape, dtype=torch.int32, device="cuda")
+    want = raw.permute(*axes).contiguous()
+    out, copy = torch.empty_like(want), torch.empty_like(raw)
+    stream = torch.cuda.current_stream().cuda_stream
+    calls, exact, names = {"copy": lambda: copy.copy_(raw)}, {}, {}
+    for key, plan in plans.items():
+        def call(plan=plan):
+            for xo, oo, launch in plan.pieces:
+                launch.run_pointers(raw.data_ptr() + xo, out.data_ptr() + oo, stream, 0)
+        out.fill_(-91)
+        call()
+        torch.cuda.synchronize()
+        exact[key] = bool(torch.equal(out, want))
+        names[key] = plan.name
+        if exact[key]:
+            calls[key] = call
+    t = time_cuda_rounds(calls, repeats=7)
+    pct = {k: round(100 * t["copy"].median / v.median, 1) for k, v in t.items() if k != "copy"}
+    return {"case": f"{case.dtype} {'x'.join(map(str, shape))} {tuple(axes)}", "names": names, "pct": pct,
+            "exact": exact}
+
+
+def main() -> None:
+    out_path, seeds = sys.argv[1], [int(s) for s in sys.argv[2].split(",")]
+    draws = int(sys.argv[3]) if len(sys.argv) > 3 else 160
+    rows = []
+    for seed in seeds:
+        for case in random_permutations(seed, draws, "cuda"):
+            row = measure(case)
+            if row is not None:
+                row["seed"] = seed
+                rows.append(row)
+                print(seed, row["case"], row["names"]["plan"], row["pct"], flush=True)
+    summary = {}
+    for seed in seeds:
+        mine = [r for r in rows if r["seed"] == seed and "plan" in r["pct"]]
+        for name in BASES:
+            ratios = [r["pct"][name] / r["pct"]["plan"] for r in mine if name in r["pct"]]
+            if ratios:
+                summary[f"{seed} {name}"] = {
+                    "cases": len(ratios), "geomean": round(math.exp(sum(map(math.log, ratios)) / len(ratios)), 3),
+                    "min": round(min(ratios), 3), "max": round(max(ratios), 3),
+                    "behind_2pct": sum(x < 0.98 for x in ratios), "ahead_2pct": sum(x > 1.02 for x in ratios)}
+            print(seed, name, summary.get(f"{seed} {name}"), flush=True)
+    with open(out_path, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                   "command": "python3 " + " ".join(sys.argv), "rows": rows, "summary": summary}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
