@@ -2,7 +2,9 @@
 heuristic as the planner does), on random permutations of 4-byte elements that take permute_tiles, drawn from the
 permute suite's generator; every plan checked bit-exact, timed with the copy in interleaved rounds.
 
-    python3 scripts/permute_tiles4_probe.py OUT.json SEED[,SEED...] [DRAWS]
+    python3 scripts/permute_tiles4_probe.py OUT.json SEED[,SEED...] [DRAWS] [by-size]
+
+Seed 0 stands for the named permute suite.
 """
 
 import json
@@ -12,12 +14,14 @@ import time
 
 import torch
 
-from cornerturn.bench.suites import random_permutations
+from cornerturn.bench.suites import PERMUTE, SUITES, random_permutations
 from cornerturn.engine import permute
 from cornerturn.engine.timing import time_cuda_rounds
 from cornerturn.problem import Permutation, canonical_permutation
 
 BASES = {"128x32w8": (128, 32, 8), "128x64w8": (128, 64, 8), "256x32w8": (256, 32, 8)}
+if len(sys.argv) > 4 and sys.argv[4] == "by-size":  # warps by the tile's bytes, as the heuristic gives them
+    BASES = {"128x32": (128, 32, 0)}
 
 
 def plans_of(perm) -> dict:
@@ -76,7 +80,7 @@ def main() -> None:
     draws = int(sys.argv[3]) if len(sys.argv) > 3 else 160
     rows = []
     for seed in seeds:
-        for case in random_permutations(seed, draws, "cuda"):
+        for case in (SUITES[PERMUTE] if seed == 0 else random_permutations(seed, draws, "cuda")):
             row = measure(case)
             if row is not None:
                 row["seed"] = seed
