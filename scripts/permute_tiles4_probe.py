@@ -2,7 +2,7 @@
 heuristic as the planner does), on random permutations of 4-byte elements that take permute_tiles, drawn from the
 permute suite's generator; every plan checked bit-exact, timed with the copy in interleaved rounds.
 
-    python3 scripts/permute_tiles4_probe.py OUT.json SEED[,SEED...] [DRAWS] [by-size]
+    python3 scripts/permute_tiles4_probe.py OUT.json SEED[,SEED...] [DRAWS] [by-size | rule]
 
 Seed 0 stands for the named permute suite.
 """
@@ -22,10 +22,20 @@ from cornerturn.problem import Permutation, canonical_permutation
 BASES = {"128x32w8": (128, 32, 8), "128x64w8": (128, 64, 8), "256x32w8": (256, 32, 8)}
 if len(sys.argv) > 4 and sys.argv[4] == "by-size":  # warps by the tile's bytes, as the heuristic gives them
     BASES = {"128x32": (128, 32, 0)}
+RULE = len(sys.argv) > 4 and sys.argv[4] == "rule"  # the planner's plan against its plan without UNALIGNED_TILES
+if RULE:
+    BASES = {"before": None}
 
 
 def plans_of(perm) -> dict:
     plans = {"plan": permute.build(perm, 4)}
+    if RULE:
+        rule, permute.UNALIGNED_TILES = permute.UNALIGNED_TILES, {}
+        try:
+            plans["before"] = permute.build(perm, 4)
+        finally:
+            permute.UNALIGNED_TILES = rule
+        return plans
     default = permute.TILES.get(4)
     try:
         for name, base in BASES.items():

@@ -394,6 +394,12 @@ def natural_word(perm: Permutation) -> int:
 # 256x32 69% (51%) against 58% (40%); H100, 2026-11-24, docs/permute.md. Wider words keep the rule: sides of
 # SIDE_BYTES, tiles of TILE_BYTES.
 TILES = {1: (64, 128, 8), 2: (256, 32, 4)}
+# 4-byte words whose tiles (of TILES' base) cannot move 16-byte vectors, a load or a store starting off a 16-byte
+# boundary: the heuristic's tile from a base of 128 x 32 words instead of 64 x 64 (warps by the tile's bytes). On
+# 133 such random permutations of the H200 (seeds 2910-2917) 1.048x in geometric mean, 7 behind by more than 5%
+# (0.79x-0.95x); on the 19 whose tiles move vectors 0.983x (float32 512^3 by (2,1,0) 0.93x), so those keep 64 x 64.
+# 2026-11-28, docs/permute.md ("Longer tiles for unaligned 4-byte words").
+UNALIGNED_TILES = {4: (128, 32, 0)}
 
 
 def tile_base(word: int) -> tuple[int, int, int]:
@@ -691,12 +697,15 @@ def build(perm: Permutation, word: int,
     sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0,
                   fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,
                   third_axis=runs_align_better if word <= MULTIPLY_WORDS_MAX else None)
+    inner, outer = sides.rest[:REST_IN_LAUNCH], sides.rest[REST_IN_LAUNCH:]
     if config is None:
         config = heuristic(sides)
+        launch = _launch(sides, config, inner)
+        if word in UNALIGNED_TILES and not _in_vectors(launch):
+            config = heuristic(sides, UNALIGNED_TILES[word])
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                             f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes")
     plan = EnginePlan(perm, config, word, reason or "given")
-    inner, outer = sides.rest[:REST_IN_LAUNCH], sides.rest[REST_IN_LAUNCH:]
     if outer and math.prod(x.extent for x in inner) * sides.size_a * sides.size_b >= 2**31:
         raise ValueError("a permutation this large with more than four tile-less axes is not supported")
     launch = _launch(sides, config, inner)
