@@ -232,6 +232,34 @@ def test_general_kernel_strided_negative_wide_and_small_tiles(rng):
     assert_bits_equal(run_engine(x, (3, 1, 2, 0), wide=True), reference(x, (3, 1, 2, 0)))
 
 
+def test_unaligned_four_byte_tiles_take_the_longer_base(rng):
+    """4-byte general tiles whose loads or stores cannot be 16-byte vectors take the heuristic's tile from a base of
+    128 x 32 words (permute.UNALIGNED_TILES); those that can keep 64 x 64; the plan rebuilt from its config is the
+    same plan (the tuning cache keeps configs); bit-exact in the interpreter where the rule changes the tile."""
+    from cornerturn.engine import permute
+
+    def plans(shape, axes):
+        perm = canon(shape, axes)
+        rule, permute.UNALIGNED_TILES = permute.UNALIGNED_TILES, {}
+        try:
+            before = permute.build(perm, 4)
+        finally:
+            permute.UNALIGNED_TILES = rule
+        return perm, permute.build(perm, 4), before
+
+    for shape, axes, name in (((1485, 63, 991), (2, 1, 0), "permute128x32-w8"),
+                              ((512, 512, 512), (2, 1, 0), "permute64x64-w8"),  # rows of whole vectors
+                              ((16,) * 6, (5, 3, 1, 4, 0, 2), "permute64x64-w8"),
+                              ((130, 3, 33), (2, 1, 0), "permute128x32-w8"),
+                              ((132, 2, 36), (2, 1, 0), "permute64x64-w8")):  # 144-byte rows
+        perm, plan, before = plans(shape, axes)
+        assert plan.name == name and before.name == "permute64x64-w8", (shape, plan.name)
+        again = permute.build(perm, 4, plan.config).pieces[0][2]
+        assert (again.constexprs, again.ints) == (plan.pieces[0][2].constexprs, plan.pieces[0][2].ints)
+    x = random_bits((130, 3, 33), np.float32, rng)
+    assert_bits_equal(run_engine(x, (2, 1, 0)), reference(x, (2, 1, 0)))
+
+
 LOADS_CASES = [  # (shape, axes, steps, widened): 2-byte general tiles whose loads the planner widens, or not
     ((6, 9, 8, 16), (1, 3, 0, 2), None, True),  # sides of two axes each
     ((3, 4, 5, 6, 8), (4, 2, 0, 3, 1), (1, -1, 1, 1, 1), True),  # a reversed axis, three axes on side A
