@@ -3,7 +3,7 @@ heuristic as the planner does), split by whether the tiles move 16-byte vectors,
 elements that take permute_tiles, drawn from the
 permute suite's generator; every plan checked bit-exact, timed with the copy in interleaved rounds.
 
-    python3 scripts/permute_tiles8_probe.py OUT.json SEED[,SEED...] [DRAWS]
+    python3 scripts/permute_tiles8_probe.py OUT.json SEED[,SEED...] [DRAWS] [rule]
 
 Seed 0 stands for the named permute suite.
 """
@@ -22,11 +22,22 @@ from cornerturn.problem import Permutation, canonical_permutation
 
 W = 8
 BASES = {"64x32": (64, 32, 0), "64x64": (64, 64, 0), "128x32": (128, 32, 0)}
+RULE = len(sys.argv) > 4 and sys.argv[4] == "rule"  # the planner's plan against it without UNALIGNED_TILES[8]
+if RULE:
+    BASES = {"before": None}
 
 
 
 def plans_of(perm) -> dict:
     plans = {"plan": permute.build(perm, W)}
+    if RULE:
+        rule = permute.UNALIGNED_TILES
+        permute.UNALIGNED_TILES = {k: v for k, v in rule.items() if k != W}
+        try:
+            plans["before"] = permute.build(perm, W)
+        finally:
+            permute.UNALIGNED_TILES = rule
+        return plans
     default = permute.TILES.get(W)
     try:
         for name, base in BASES.items():
@@ -72,7 +83,7 @@ def measure(case) -> dict | None:
             calls[key] = call
     t = time_cuda_rounds(calls, repeats=7)
     pct = {k: round(100 * t["copy"].median / v.median, 1) for k, v in t.items() if k != "copy"}
-    vectors = permute._in_vectors(plans["plan"].pieces[0][2])
+    vectors = permute._in_vectors(plans["before" if RULE else "plan"].pieces[0][2])
     return {"vectors": vectors, "case": f"{case.dtype} {'x'.join(map(str, shape))} {tuple(axes)}", "names": names,
             "pct": pct, "exact": exact}
 
