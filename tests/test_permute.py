@@ -232,31 +232,37 @@ def test_general_kernel_strided_negative_wide_and_small_tiles(rng):
     assert_bits_equal(run_engine(x, (3, 1, 2, 0), wide=True), reference(x, (3, 1, 2, 0)))
 
 
-def test_unaligned_four_byte_tiles_take_the_longer_base(rng):
-    """4-byte general tiles whose loads or stores cannot be 16-byte vectors take the heuristic's tile from a base of
-    128 x 32 words (permute.UNALIGNED_TILES); those that can keep 64 x 64; the plan rebuilt from its config is the
-    same plan (the tuning cache keeps configs); bit-exact in the interpreter where the rule changes the tile."""
+@pytest.mark.parametrize("dtype, cases, ragged", [
+    (np.float32, [((1485, 63, 991), (2, 1, 0), "permute128x32-w8"),
+                  ((512, 512, 512), (2, 1, 0), "permute64x64-w8"),  # rows of whole vectors
+                  ((16,) * 6, (5, 3, 1, 4, 0, 2), "permute64x64-w8"),
+                  ((130, 3, 33), (2, 1, 0), "permute128x32-w8"),
+                  ((132, 2, 36), (2, 1, 0), "permute64x64-w8")], (130, 3, 33)),  # 144-byte rows
+    (np.float64, [((13, 7, 16, 33, 39, 20), (5, 3, 4, 2, 0, 1), "permute64x64-w8"),
+                  ((65, 3, 33), (2, 1, 0), "permute64x64-w8"),
+                  ((66, 3, 34), (2, 1, 0), "permute32x64-w8")], (65, 3, 33))], ids=["4 bytes", "8 bytes"])
+def test_unaligned_tiles_take_the_longer_base(dtype, cases, ragged, rng):
+    """4- and 8-byte general tiles whose loads or stores cannot be 16-byte vectors take the heuristic's tile from the
+    bases of permute.UNALIGNED_TILES (128 x 32 and 64 x 64 words); those that can keep TILES' (64 x 64, 32 x 64); the
+    plan rebuilt from its config is the same plan (the tuning cache keeps configs); bit-exact in the interpreter
+    where the rule changes the tile."""
     from cornerturn.engine import permute
 
-    def plans(shape, axes):
-        perm = canon(shape, axes)
-        rule, permute.UNALIGNED_TILES = permute.UNALIGNED_TILES, {}
+    size = np.dtype(dtype).itemsize
+    for shape, axes, name in cases:
+        perm = canon(shape, axes, size)
+        rule = permute.UNALIGNED_TILES
+        permute.UNALIGNED_TILES = {k: v for k, v in rule.items() if k != size}
         try:
-            before = permute.build(perm, 4)
+            before = permute.build(perm, size)
         finally:
             permute.UNALIGNED_TILES = rule
-        return perm, permute.build(perm, 4), before
-
-    for shape, axes, name in (((1485, 63, 991), (2, 1, 0), "permute128x32-w8"),
-                              ((512, 512, 512), (2, 1, 0), "permute64x64-w8"),  # rows of whole vectors
-                              ((16,) * 6, (5, 3, 1, 4, 0, 2), "permute64x64-w8"),
-                              ((130, 3, 33), (2, 1, 0), "permute128x32-w8"),
-                              ((132, 2, 36), (2, 1, 0), "permute64x64-w8")):  # 144-byte rows
-        perm, plan, before = plans(shape, axes)
-        assert plan.name == name and before.name == "permute64x64-w8", (shape, plan.name)
-        again = permute.build(perm, 4, plan.config).pieces[0][2]
+        plan = permute.build(perm, size)
+        assert plan.name == name and before.name == {4: "permute64x64-w8", 8: "permute32x64-w8"}[size], \
+            (shape, plan.name, before.name)
+        again = permute.build(perm, size, plan.config).pieces[0][2]
         assert (again.constexprs, again.ints) == (plan.pieces[0][2].constexprs, plan.pieces[0][2].ints)
-    x = random_bits((130, 3, 33), np.float32, rng)
+    x = random_bits(ragged, dtype, rng)
     assert_bits_equal(run_engine(x, (2, 1, 0)), reference(x, (2, 1, 0)))
 
 
