@@ -230,6 +230,8 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            # side A gone on past a short last tile (EXTEND_A): two and three axes
                            ((33, 3, 40), (2, 1, 0), torch.int64), ((269, 3, 130), (2, 1, 0), torch.bfloat16),
                            ((70, 3, 5, 64), (3, 2, 1, 0), torch.float32),
+                           # 4- and 8-byte tiles that cannot move vectors, from the bases of UNALIGNED_TILES
+                           ((130, 3, 33), (2, 1, 0), torch.float32), ((65, 3, 33), (2, 1, 0), torch.float64),
                            # output rows interleaved (permute_interleave): whole words, shifted into place, 2-byte
                            # elements, 2 and 31 rows, four more axes
                            ((12, 4, 3, 16), (2, 1, 3, 0), torch.uint8), ((5, 2, 7, 3), (2, 1, 3, 0), torch.int16),
