@@ -395,14 +395,16 @@ def natural_word(perm: Permutation) -> int:
 # SIDE_BYTES, tiles of TILE_BYTES.
 TILES = {1: (64, 128, 8), 2: (256, 32, 4)}
 # 4-byte words whose tiles (of TILES' base) cannot move 16-byte vectors, a load or a store starting off a 16-byte
-# boundary: the heuristic's tile from a base of 128 x 32 words instead of 64 x 64 (warps by the tile's bytes). On
-# 133 such random permutations of the H200 (seeds 2910-2917) 1.048x in geometric mean, 7 behind by more than 5%
-# (0.79x-0.95x); on the 19 whose tiles move vectors 0.983x (float32 512^3 by (2,1,0) 0.93x), so those keep 64 x 64.
-# On the fresh seeds 2920-2926: 1.041x over the 94 cases it changes (0.89x-1.27x, 5 behind by more than 5%; 1.12x
-# on those under 70% of the copy before). 2026-11-28, docs/permute.md ("Longer tiles for unaligned 4-byte words").
-# 8-byte words likewise from a base of 64 x 64 instead of 32 x 64: 1.052x over 59 such random permutations (seeds
-# 2930-2933, H200; 0.967x-1.447x, minimum 63% -> 74% of the copy); 1.015x on the 29 whose tiles move vectors. On
-# the fresh seeds 2934-2938: 1.057x over the 57 cases it changes (0.89x-1.19x, one behind by more than 5%).
+# boundary: the heuristic's tile from a base of 128 x 32 words instead of 64 x 64 (warps by the tile's bytes; side A
+# is still filled against the word's own base, so that a plan rebuilt from its config is the same plan). With the
+# base itself set to 128 x 32, on 133 such random permutations of the H200 (seeds 2910-2917), 1.048x in geometric
+# mean, 7 behind by more than 5% (0.79x-0.95x); on the 19 whose tiles move vectors 0.983x (float32 512^3 by (2,1,0)
+# 0.93x), so those keep 64 x 64. The rule as built, on the fresh seeds 2920-2926: 1.041x over the 94 cases it
+# changes (0.89x-1.27x, 5 behind by more than 5%; 1.12x on those under 70% of the copy before). 8-byte words
+# likewise from a base of 64 x 64 instead of 32 x 64: 1.052x over 59 such random permutations (seeds 2930-2933,
+# 0.967x-1.447x, minimum 63% -> 74% of the copy; 1.015x on the 29 whose tiles move vectors); as built, on the fresh
+# seeds 2934-2938, 1.057x over the 57 cases it changes (0.89x-1.19x, one behind by more than 5%). 2026-11-28,
+# docs/permute.md ("Longer tiles for unaligned 4-byte words", "Wider tiles for unaligned 8-byte words").
 UNALIGNED_TILES = {4: (128, 32, 0), 8: (64, 64, 0)}
 
 
@@ -705,10 +707,12 @@ def build(perm: Permutation, word: int,
     if config is None:
         config = heuristic(sides)
         launch = _launch(sides, config, inner)
-        if word in UNALIGNED_TILES and not _in_vectors(launch):
+        unaligned = word in UNALIGNED_TILES and not _in_vectors(launch)
+        if unaligned:
             config = heuristic(sides, UNALIGNED_TILES[word])
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
-                            f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes")
+                            f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes"
+                            + (", accesses narrower than 16-byte vectors: the longer tile" if unaligned else ""))
     plan = EnginePlan(perm, config, word, reason or "given")
     if outer and math.prod(x.extent for x in inner) * sides.size_a * sides.size_b >= 2**31:
         raise ValueError("a permutation this large with more than four tile-less axes is not supported")
