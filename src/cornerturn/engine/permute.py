@@ -704,19 +704,22 @@ def build(perm: Permutation, word: int,
                   fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,
                   third_axis=runs_align_better if word <= MULTIPLY_WORDS_MAX else None)
     inner, outer = sides.rest[:REST_IN_LAUNCH], sides.rest[REST_IN_LAUNCH:]
+    if outer and math.prod(x.extent for x in inner) * sides.size_a * sides.size_b >= 2**31:
+        raise ValueError("a permutation this large with more than four tile-less axes is not supported")
+    launch = None
     if config is None:
         config = heuristic(sides)
         launch = _launch(sides, config, inner)
         unaligned = word in UNALIGNED_TILES and not _in_vectors(launch)
         if unaligned:
             config = heuristic(sides, UNALIGNED_TILES[word])
+            launch = _launch(sides, config, inner)
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                             f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes"
                             + (", accesses narrower than 16-byte vectors: the longer tile" if unaligned else ""))
     plan = EnginePlan(perm, config, word, reason or "given")
-    if outer and math.prod(x.extent for x in inner) * sides.size_a * sides.size_b >= 2**31:
-        raise ValueError("a permutation this large with more than four tile-less axes is not supported")
-    launch = _launch(sides, config, inner)
+    if launch is None:
+        launch = _launch(sides, config, inner)
     for index in itertools.product(*(range(x.extent) for x in outer)):
         plan.pieces.append((sum(i * x.in_stride for i, x in zip(index, outer)) * word,
                             sum(i * x.out_stride for i, x in zip(index, outer)) * word, launch))
