@@ -25,16 +25,23 @@ VARIANTS = {
         "words_w8": {"word_stores": True, "num_warps": 8},
         "words_w8_g": {"word_stores": True, "num_warps": 8, "gather_next": True},
         "words_w2_g": {"word_stores": True, "num_warps": 2, "gather_next": True},
-        "words_b128_w8_g": {"word_stores": True, "block": 128, "num_warps": 8, "gather_next": True}},
+        "words_b128_w8_g": {"word_stores": True, "block": 128, "num_warps": 8, "gather_next": True},
+        "now_b128_w8": {"block": 128, "num_warps": 8},
+        "words_b128_w8": {"word_stores": True, "block": 128, "num_warps": 8},
+        "words_b128_w16_g": {"word_stores": True, "block": 128, "num_warps": 16, "gather_next": True},
+        "words_b128_w4_g": {"word_stores": True, "block": 128, "num_warps": 4, "gather_next": True}},
     2: {"now": {}, "now_w4": {"num_warps": 4},
         "words": {"word_stores": True}, "words_g": {"word_stores": True, "gather_next": True},
         "words_w4": {"word_stores": True, "num_warps": 4},
         "words_w4_g": {"word_stores": True, "num_warps": 4, "gather_next": True},
-        "words_w8_g": {"word_stores": True, "num_warps": 8, "gather_next": True}},
+        "words_w8_g": {"word_stores": True, "num_warps": 8, "gather_next": True},
+        "now_b128_w8": {"block": 128, "num_warps": 8},
+        "words_b128_w8_g": {"word_stores": True, "block": 128, "num_warps": 8, "gather_next": True},
+        "words_b128_w16_g": {"word_stores": True, "block": 128, "num_warps": 16, "gather_next": True}},
 }
 
 
-def measure(n: int, dtype: str, seed: int, repeats: int) -> dict:
+def measure(n: int, dtype: str, seed: int, repeats: int, only: set[str]) -> dict:
     tdtype = getattr(torch, dtype)
     itemsize = tdtype.itemsize
     original = torch.randint(0, 256, (n * n * itemsize,), dtype=torch.uint8, device="cuda")
@@ -43,6 +50,8 @@ def measure(n: int, dtype: str, seed: int, repeats: int) -> dict:
     stream = torch.cuda.current_stream().cuda_stream
     launches, exact = {}, {}
     for name, kw in VARIANTS[itemsize].items():
+        if only and name not in only | {"now"}:
+            continue
         launches[name] = square_launch(1, n, itemsize, 1, funnel=4, **kw)
         x.copy_(original)
         launches[name].run_pointers(x.data_ptr(), x.data_ptr(), stream, 0)
@@ -64,6 +73,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--squares", default="", help="dtype:side,... besides the random draw")
+    parser.add_argument("--only", default="", help="only these variants (and now)")
     args = parser.parse_args()
     cases = [(n, dtype, seed) for seed in map(int, filter(None, args.seeds.split(",")))
              for _, n, _, dtype in random_squares(seed, args.cases)
@@ -72,12 +82,13 @@ def main() -> None:
               (spec.split(":") for spec in filter(None, args.squares.split(",")))]
     rows = []
     for n, dtype, seed in cases:
-        row = measure(n, dtype, seed, args.repeats)
+        row = measure(n, dtype, seed, args.repeats, set(filter(None, args.only.split(","))))
         rows.append(row)
         torch.cuda.empty_cache()
         print(row["case"], {k: round(v, 1) for k, v in row["pct"].items()},
               "" if all(row["exact"].values()) else f"NOT EXACT {row['exact']}", flush=True)
     command = f"--seeds {args.seeds} --cases {args.cases} --repeats {args.repeats} --squares {args.squares}"
+    command += f" --only {args.only}" if args.only else ""
     with open(f"{args.out}/funnel-stores-probe.json", "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                    "command": "python3 scripts/funnel_stores_probe.py --out $OUT " + command,
