@@ -41,7 +41,7 @@ FUNNEL_WORD_STORES = False
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
                   across: int = 0, funnel: int = 0, split: bool | None = None, align: int | None = None,
-                  word_stores: bool | None = None, gather_next: bool = False) -> Launch:
+                  word_stores: bool | None = None, gather_next: bool = False, group: int = 1) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
     the barrier (default: where accesses are one element wide: rows that are not whole 16-byte runs, or the
@@ -57,7 +57,7 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     from .plan import WIDE_FROM
 
     if funnel:
-        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, word_stores, gather_next)
+        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, word_stores, gather_next, group)
     unaligned = n % 16 != 0
     split = SPLIT_PAIRS and unaligned if split is None else split
     defaults = SQUARE_UNALIGNED if unaligned else SQUARE_DEFAULTS
@@ -75,10 +75,17 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     align = (side_alignment(n) if align is None else align) if split else 1
     if n % align:
         raise ValueError(f"square_launch: align {align} does not divide the side {n}")
-    return Launch(kernels.transpose_square_inplace, batch * (tiles * (tiles + 1) // 2),
+    return Launch(kernels.transpose_square_inplace, batch * _pair_slots(tiles, group),
                   (n, n * row_stride * words, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "WORDS": words, "WIDE": wide, "FLAT": flat, "READDRESS": readdress,
-                   "GRID": bool(across), "ALIGN": align, "SPLIT": split}, num_warps, word)
+                   "GRID": bool(across), "ALIGN": align, "SPLIT": split, "GROUP": group}, num_warps, word)
+
+
+def _pair_slots(tiles: int, group: int) -> int:
+    """Programs a square of `tiles` x `tiles` tiles takes: one per tile pair, or with `group` > 1 one per slot of the
+    pairs of blocks of group x group tiles (kernels._tile_pair_of_program)."""
+    groups = -(-tiles // group)
+    return groups * (groups + 1) // 2 * group * group
 
 
 def side_alignment(n: int) -> int:
@@ -88,7 +95,7 @@ def side_alignment(n: int) -> int:
 
 
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,
-                   across: int, word_stores: bool | None, gather_next: bool) -> Launch:
+                   across: int, word_stores: bool | None, gather_next: bool, group: int) -> Launch:
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -101,11 +108,11 @@ def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | No
     if word_stores and (word != 4 or itemsize not in (1, 2)):
         raise ValueError(f"square_launch: word stores take 4-byte words and 1- or 2-byte elements, not {word}-byte "
                          f"words of {itemsize}-byte elements")
-    return Launch(kernels.transpose_square_funnel, batch * (tiles * (tiles + 1) // 2),
+    return Launch(kernels.transpose_square_funnel, batch * _pair_slots(tiles, group),
                   (n, n * row_stride, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "ITEM": itemsize, "WORD": word, "WIDE": wide,
                    "ASM": inline_asm(), "GRID": bool(across), "WORD_STORES": word_stores,
-                   "GATHER_NEXT": gather_next}, num_warps, word)
+                   "GATHER_NEXT": gather_next, "GROUP": group}, num_warps, word)
 
 
 def square_word(itemsize: int, ptr: int) -> int:

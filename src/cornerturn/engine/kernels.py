@@ -365,19 +365,27 @@ def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
 
 
 @triton.jit
-def _tile_pair_of_program(tiles, WIDE: tl.constexpr):
-    """(matrix, ti, tj), ti <= tj, of this program: pairs numbered t = tj (tj + 1) / 2 + ti, so that no program
-    is launched for a tile below the diagonal (about 4% faster for complex128 8192x8192, where tiles are 16 x 16)."""
+def _tile_pair_of_program(tiles, WIDE: tl.constexpr, GROUP: tl.constexpr = 1):
+    """(matrix, ti, tj, valid), ti <= tj, of this program: pairs numbered t = tj (tj + 1) / 2 + ti, so that no
+    program is launched for a tile below the diagonal (about 4% faster for complex128 8192x8192, where tiles are 16 x
+    16). With GROUP > 1 the same numbering over blocks of GROUP x GROUP tiles, the pairs of a block together (ti
+    fastest); the slots of a block that hold no pair (below the diagonal, past the last tile) are not valid."""
     pid = tl.program_id(0)
     if WIDE:
         pid = pid.to(tl.int64)
-    per_matrix = tiles * (tiles + 1) // 2
+    groups = (tiles + GROUP - 1) // GROUP
+    per_matrix = groups * (groups + 1) // 2 * (GROUP * GROUP)
     b = pid // per_matrix
     t = pid - b * per_matrix
+    local = t % (GROUP * GROUP)
+    t = t // (GROUP * GROUP)
     tj = ((tl.sqrt((8 * t + 1).to(tl.float64)) - 1) / 2).to(t.dtype)  # then corrected by one either way
     tj = tl.where((tj + 1) * (tj + 2) // 2 <= t, tj + 1, tj)
     tj = tl.where(tj * (tj + 1) // 2 > t, tj - 1, tj)
-    return b, t - tj * (tj + 1) // 2, tj
+    ti = t - tj * (tj + 1) // 2
+    ti = ti * GROUP + local % GROUP
+    tj = tj * GROUP + local // GROUP
+    return b, ti, tj, (ti <= tj) & (tj < tiles)
 
 
 @triton.jit
@@ -401,14 +409,23 @@ def _again(t):
 def transpose_square_inplace(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
                              WORDS: tl.constexpr, WIDE: tl.constexpr, FLAT: tl.constexpr,
                              READDRESS: tl.constexpr = False, GRID: tl.constexpr = False, ALIGN: tl.constexpr = 1,
-                             SPLIT: tl.constexpr = False):
+                             SPLIT: tl.constexpr = False, GROUP: tl.constexpr = 1):
     """Tile pair (ti, tj), ti <= tj, of a square of side n swapped: both tiles loaded, a barrier, each stored
     transposed into the other's place. With SPLIT, pairs that lie inside the square (tj short of the last column
     of tiles) move without masks, and the compiler is told that rows start at multiples of ALIGN elements (a power
     of two that divides n) and squares at multiples of ALIGN x WORDS words: rows of 4 or 8 bytes then move in words
     of that size, not one element an access (a mask on a side that is not a multiple of 16 keeps every access one
     element wide), and 16-byte elements in 16-byte accesses."""
-    b, ti, tj = _tile_pair_of_program(tiles, WIDE)
+    b, ti, tj, valid = _tile_pair_of_program(tiles, WIDE, GROUP)
+    if valid:
+        _square_pair(a_ptr, b, ti, tj, n, batch_stride, row_stride, across, BLOCK, WORDS, FLAT, READDRESS, GRID, ALIGN,
+                     SPLIT)
+
+
+@triton.jit
+def _square_pair(a_ptr, b, ti, tj, n, batch_stride, row_stride, across, BLOCK: tl.constexpr, WORDS: tl.constexpr,
+                 FLAT: tl.constexpr, READDRESS: tl.constexpr, GRID: tl.constexpr, ALIGN: tl.constexpr,
+                 SPLIT: tl.constexpr):
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, WORDS, GRID)
     if SPLIT:  # n, the row stride and every square's origin are multiples of ALIGN elements, of WORDS words each
         if ALIGN * WORDS > 1:
@@ -492,14 +509,23 @@ def _square_origin(b, n, batch_stride, row_stride, across, WORDS: tl.constexpr, 
 def transpose_square_funnel(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
                             ITEM: tl.constexpr, WORD: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
                             GRID: tl.constexpr = False, WORD_STORES: tl.constexpr = False,
-                            GATHER_NEXT: tl.constexpr = False):
+                            GATHER_NEXT: tl.constexpr = False, GROUP: tl.constexpr = 1):
     """transpose_square_inplace for elements of ITEM bytes whose rows do not start at whole WORD-byte words (a
     WORD-aligned a_ptr; batch_stride in elements): each row of an inner tile pair read as the aligned words that hold
     it, funnel-shifted, stored element by element after the barrier, or with WORD_STORES (4-byte words) as the
     aligned words of the output rows that lie inside the tile, the elements before and after them one by one; pairs
     on the diagonal or in the last column of tiles (the only ones whose reads could run past the buffer's end)
     element by element."""
-    b, ti, tj = _tile_pair_of_program(tiles, WIDE)
+    b, ti, tj, valid = _tile_pair_of_program(tiles, WIDE, GROUP)
+    if valid:
+        _funnel_pair(a_ptr, b, ti, tj, n, batch_stride, tiles, row_stride, across, BLOCK, ITEM, WORD, ASM, GRID,
+                     WORD_STORES, GATHER_NEXT)
+
+
+@triton.jit
+def _funnel_pair(a_ptr, b, ti, tj, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
+                 ITEM: tl.constexpr, WORD: tl.constexpr, ASM: tl.constexpr, GRID: tl.constexpr,
+                 WORD_STORES: tl.constexpr, GATHER_NEXT: tl.constexpr):
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, 1, GRID)
     items = _words_of(a_ptr, ITEM)
     if (ti == tj) | (tj == tiles - 1):
