@@ -4,6 +4,8 @@ programs running at one time touch fewer rows of the matrix) against the pairs n
 rounds.
 
     python3 scripts/square_group_probe.py --out $OUT --squares float64:22325,int8:35549 --groups 1,4,8,16
+
+(--groups 0 is the planner's rule, inplace.pair_group.)
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ def measure(n: int, dtype: str, seed: int, repeats: int, groups: list[int]) -> d
     word = 1 if funnel else square_word(itemsize, x.data_ptr())
     stream = torch.cuda.current_stream().cuda_stream
     launches, exact = {}, {}
-    for group in groups:
-        launches[f"group{group}"] = square_launch(1, n, itemsize, word, funnel=funnel, group=group)
+    for group in groups:  # 0: the planner's rule (inplace.pair_group)
+        name = f"group{group}" if group else "rule"
+        launches[name] = square_launch(1, n, itemsize, word, funnel=funnel, group=group or None)
     for name, launch in launches.items():
         x.copy_(original)
         launch.run_pointers(x.data_ptr(), x.data_ptr(), stream, 0)

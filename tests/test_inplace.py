@@ -150,6 +150,58 @@ def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     assert not square_launch(1, 8191, 16, 8).constexprs["READDRESS"]  # rows of whole 16-byte elements, flat
 
 
+@pytest.mark.parametrize("dtype, shape, block, group, across", [
+    (np.float32, (2, 70, 70), 8, 2, 0),  # 9 x 9 tiles in blocks of 2: the last block row half past the last tile
+    (np.float64, (37, 37), 8, 3, 0),  # 5 x 5 tiles in blocks of 3, split (rows of 37 elements)
+    (np.complex128, (2, 19, 19), 8, 2, 0),  # flat
+    (np.int8, (44, 44), 8, 4, 3),  # side by side
+    (np.uint8, (2, 45, 45), 8, 4, 0),  # the funnel kernel (odd rows of bytes)
+    (np.float16, (29, 29), 8, 3, 3),  # the funnel kernel, side by side
+], ids=str)
+def test_gpu_square_pairs_numbered_in_blocks_in_the_interpreter(dtype, shape, block, group, across, rng):
+    """Tile pairs numbered in blocks of group x group tiles: the slots below the diagonal and past the last tile do
+    nothing, every pair is swapped once (a pair swapped twice, or not at all, leaves it as it was)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_funnel, square_launch
+
+    n, count = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+    funnel = square_funnel(n, np.dtype(dtype).itemsize, 16)
+    word = 4 if funnel else min(np.dtype(dtype).itemsize, 8)
+    if across:
+        x = random_bits((count, n, across, n), dtype, rng)
+        want = np.ascontiguousarray(x.transpose(0, 3, 2, 1))
+    else:
+        x = random_bits(shape, dtype, rng)
+        want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    launch = square_launch(count * max(1, across), n, x.itemsize, 1 if funnel else word, block, across=across,
+                           funnel=funnel, group=group)
+    assert launch.constexprs["GROUP"] == group and launch.constexprs["GRID"] == bool(across)
+    buffer = np.zeros(-(-x.nbytes // 8) * 8, np.uint8)
+    buffer[:x.nbytes] = x.reshape(-1).view(np.uint8)
+    launch.run_tensors(*[torch.from_numpy(buffer.view({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[word]))] * 2)
+    assert_bits_equal(buffer[:x.nbytes].view(dtype).reshape(want.shape), want)
+
+
+def test_large_squares_number_their_pairs_in_blocks():
+    """Blocks of PAIR_GROUP tiles where a column of tiles spans 100 MiB (bytes) or 512 MiB (wider elements): a
+    square's bytes, or in the grid form those of the rows of squares its column crosses."""
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import PAIR_GROUP, pair_group, square_default, square_launch
+
+    assert PAIR_GROUP > 1
+    assert pair_group(10240, 10240, 1) == PAIR_GROUP and pair_group(10239, 10239, 1) == 1  # 100 MiB of bytes
+    assert pair_group(8192, 8192, 8) == PAIR_GROUP and pair_group(8191, 8191, 8) == 1  # 512 MiB
+    assert pair_group(16384, 16384, 2) == PAIR_GROUP and pair_group(11585, 11585, 4) == 1
+    assert pair_group(4096, 4 * 4096, 8) == PAIR_GROUP  # side by side, four to a row of squares: 512 MiB spanned
+    assert square_default(1, 35549, 1, 16).constexprs["GROUP"] == PAIR_GROUP  # the funnel kernel
+    assert square_default(4, 8191, 4, 16).constexprs["GROUP"] == 1  # four 256 MiB squares one after another
+    assert square_launch(1, 24407, 4, 4).constexprs["GROUP"] == PAIR_GROUP
+    assert square_launch(1, 24407, 4, 4, group=1).constexprs["GROUP"] == 1
+    with pytest.raises(ValueError, match="at least 1"):
+        square_launch(1, 64, 4, 4, group=0)
+
+
 @pytest.mark.parametrize("dtype, shape, block, across, word", grid(
     [np.uint8, np.float16],
     together([((37, 37), 8), ((2, 45, 45), 8), ((3, 29, 29), 8), ((45, 45), 16), ((3, 3), 8), ((5, 5), 8)]),

@@ -36,12 +36,29 @@ FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
 # elements around them one by one, rather than every element alone
 FUNNEL_WORD_STORES = False
 
+# tile pairs numbered in blocks of PAIR_GROUP x PAIR_GROUP tiles (kernels._tile_pair_of_program) where a column of
+# tiles spans PAIR_GROUP_FROM bytes or more (by element size; others PAIR_GROUP_FROM_ELSE): the programs running at
+# one time then touch a few blocks of rows instead of every row above the diagonal. On 80 random squares of four seeds
+# (H200, 2026-11-28, docs/inplace.md) blocks of 8 ran at 1.07x in geometric mean where this rule takes them (46
+# squares, 0.98x-1.30x: int8 35549^2 39% -> 51% of the copy, float32 24407^2 63% -> 70%, float64 22325^2 74% -> 79%)
+# and at 0.97x on the smaller ones (0.88x-1.04x), level between 256 and 512 MiB for elements of 2 bytes or more
+PAIR_GROUP = 8
+PAIR_GROUP_FROM = {1: 100 << 20}
+PAIR_GROUP_FROM_ELSE = 512 << 20
+
+
+def pair_group(n: int, row_stride: int, itemsize: int) -> int:
+    """PAIR_GROUP where a column of tiles of a square of side n, rows row_stride elements apart, spans the rule's
+    bytes, else 1 (pairs numbered down whole columns of tiles)."""
+    span = n * row_stride * itemsize
+    return PAIR_GROUP if span >= PAIR_GROUP_FROM.get(itemsize, PAIR_GROUP_FROM_ELSE) else 1
+
 
 @functools.cache
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
                   across: int = 0, funnel: int = 0, split: bool | None = None, align: int | None = None,
-                  word_stores: bool | None = None, gather_next: bool = False, group: int = 1) -> Launch:
+                  word_stores: bool | None = None, gather_next: bool = False, group: int | None = None) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
     the barrier (default: where accesses are one element wide: rows that are not whole 16-byte runs, or the
@@ -50,12 +67,17 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
     reads the tiles through words of that size, and with `word_stores` (default: FUNNEL_WORD_STORES; 4-byte
     words only) stores whole words of the output rows too, each group's successor read again or, with
-    `gather_next`, gathered from the tile. With `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs
+    `gather_next`, gathered from the tile. `group` numbers the tile pairs in blocks of group x group tiles (default:
+    pair_group). With `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs
     inside the square move without masks, told that rows start at multiples of `align` elements
     (default: side_alignment(n))."""
     from . import kernels
     from .plan import WIDE_FROM
 
+    if group is None:
+        group = pair_group(n, across * n if across else n, itemsize)
+    if group < 1:
+        raise ValueError(f"square_launch: group must be at least 1, got {group}")
     if funnel:
         return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, word_stores, gather_next, group)
     unaligned = n % 16 != 0

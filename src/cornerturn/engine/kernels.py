@@ -30,7 +30,8 @@ the diagonal or in the last column of tiles move element by element (only their 
 
 transpose_square_inplace: one program per tile pair (ti, tj), ti <= tj, of a square matrix: it loads the tile
 and its mirror, waits at a barrier (a thread may store where another has yet to load), and stores each one
-transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti). With
+transposed into the other's place. Programs are numbered over the pairs only (t = tj (tj + 1) / 2 + ti), or with
+GROUP over blocks of GROUP x GROUP tiles, a block's pairs together (large squares: fewer rows touched at once). With
 READDRESS (sides whose rows are not whole 16-byte runs, so every element has its own address) the store pointers
 are computed after the barrier instead of being kept across it. With GRID the squares lie side by side in a
 wider matrix (the grid form of cornerturn.blocks), each transposed where it is.
