@@ -32,9 +32,6 @@ FLAT_PAIRS = True
 # against 40% element by element, int8 8191-squares 62% against 51%, float16 16383-, 8191- and 4095-squares 70%, 74%
 # and 76% against 63%, 67% and 72% (2026-11-23, docs/inplace.md)
 FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
-# whether the funnel kernel stores the output rows' whole words inside each tile as words (WORD_STORES), the
-# elements around them one by one, rather than every element alone
-FUNNEL_WORD_STORES = False
 
 # tile pairs numbered in blocks of PAIR_GROUP x PAIR_GROUP tiles (kernels._tile_pair_of_program) where a column of
 # tiles spans PAIR_GROUP_FROM bytes or more (by element size; others PAIR_GROUP_FROM_ELSE): the programs running at
@@ -58,19 +55,16 @@ def pair_group(n: int, row_stride: int, itemsize: int) -> int:
 def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | None = None,
                   num_warps: int | None = None, flat: bool | None = None, readdress: bool | None = None,
                   across: int = 0, funnel: int = 0, split: bool | None = None, align: int | None = None,
-                  word_stores: bool | None = None, gather_next: bool = False, group: int | None = None) -> Launch:
+                  group: int | None = None) -> Launch:
     """The square kernel's launch; `flat` moves both tiles as whole rows of words and flips them in registers
     (default: FLAT_PAIRS for elements of two words, else not); `readdress` computes the store pointers after
     the barrier (default: where accesses are one element wide: rows that are not whole 16-byte runs, or the
     masked pairs of a split kernel). With
     `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
-    reads the tiles through words of that size, and with `word_stores` (default: FUNNEL_WORD_STORES; 4-byte
-    words only) stores whole words of the output rows too, each group's successor read again or, with
-    `gather_next`, gathered from the tile. `group` numbers the tile pairs in blocks of group x group tiles (default:
-    pair_group). With `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs
-    inside the square move without masks, told that rows start at multiples of `align` elements
-    (default: side_alignment(n))."""
+    reads the tiles through words of that size. `group` numbers the tile pairs in blocks of group x group tiles
+    (default: pair_group). With `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs inside the
+    square move without masks, told that rows start at multiples of `align` elements (default: side_alignment(n))."""
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -79,7 +73,7 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     if group < 1:
         raise ValueError(f"square_launch: group must be at least 1, got {group}")
     if funnel:
-        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, word_stores, gather_next, group)
+        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, group)
     unaligned = n % 16 != 0
     split = SPLIT_PAIRS and unaligned if split is None else split
     defaults = SQUARE_UNALIGNED if unaligned else SQUARE_DEFAULTS
@@ -117,7 +111,7 @@ def side_alignment(n: int) -> int:
 
 
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,
-                   across: int, word_stores: bool | None, gather_next: bool, group: int) -> Launch:
+                   across: int, group: int) -> Launch:
     from . import kernels
     from .plan import WIDE_FROM
 
@@ -126,15 +120,10 @@ def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | No
     tiles = math.ceil(n / block)
     row_stride = across * n if across else n
     wide = batch * n * n * itemsize + 2 * word >= WIDE_FROM
-    word_stores = FUNNEL_WORD_STORES and word == 4 if word_stores is None else word_stores
-    if word_stores and (word != 4 or itemsize not in (1, 2)):
-        raise ValueError(f"square_launch: word stores take 4-byte words and 1- or 2-byte elements, not {word}-byte "
-                         f"words of {itemsize}-byte elements")
     return Launch(kernels.transpose_square_funnel, batch * _pair_slots(tiles, group),
                   (n, n * row_stride, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "ITEM": itemsize, "WORD": word, "WIDE": wide,
-                   "ASM": inline_asm(), "GRID": bool(across), "WORD_STORES": word_stores,
-                   "GATHER_NEXT": gather_next, "GROUP": group}, num_warps, word)
+                   "ASM": inline_asm(), "GRID": bool(across), "GROUP": group}, num_warps, word)
 
 
 def square_word(itemsize: int, ptr: int) -> int:

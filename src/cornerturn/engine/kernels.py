@@ -509,85 +509,50 @@ def _square_origin(b, n, batch_stride, row_stride, across, WORDS: tl.constexpr, 
 @triton.jit
 def transpose_square_funnel(a_ptr, same_ptr, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
                             ITEM: tl.constexpr, WORD: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr,
-                            GRID: tl.constexpr = False, WORD_STORES: tl.constexpr = False,
-                            GATHER_NEXT: tl.constexpr = False, GROUP: tl.constexpr = 1):
+                            GRID: tl.constexpr = False, GROUP: tl.constexpr = 1):
     """transpose_square_inplace for elements of ITEM bytes whose rows do not start at whole WORD-byte words (a
     WORD-aligned a_ptr; batch_stride in elements): each row of an inner tile pair read as the aligned words that hold
-    it, funnel-shifted, stored element by element after the barrier, or with WORD_STORES (4-byte words) as the
-    aligned words of the output rows that lie inside the tile, the elements before and after them one by one; pairs
-    on the diagonal or in the last column of tiles (the only ones whose reads could run past the buffer's end)
-    element by element."""
+    it, funnel-shifted, stored element by element after the barrier; pairs on the diagonal or in the last column of
+    tiles (the only ones whose reads could run past the buffer's end) element by element."""
     b, ti, tj, valid = _tile_pair_of_program(tiles, WIDE, GROUP)
     if valid:
-        _funnel_pair(a_ptr, b, ti, tj, n, batch_stride, tiles, row_stride, across, BLOCK, ITEM, WORD, ASM, GRID,
-                     WORD_STORES, GATHER_NEXT)
+        _funnel_pair(a_ptr, b, ti, tj, n, batch_stride, tiles, row_stride, across, BLOCK, ITEM, WORD, ASM, GRID)
 
 
 @triton.jit
 def _funnel_pair(a_ptr, b, ti, tj, n, batch_stride, tiles, row_stride, across, BLOCK: tl.constexpr,
-                 ITEM: tl.constexpr, WORD: tl.constexpr, ASM: tl.constexpr, GRID: tl.constexpr,
-                 WORD_STORES: tl.constexpr, GATHER_NEXT: tl.constexpr):
+                 ITEM: tl.constexpr, WORD: tl.constexpr, ASM: tl.constexpr, GRID: tl.constexpr):
     origin, stride = _square_origin(b, n, batch_stride, row_stride, across, 1, GRID)
     items = _words_of(a_ptr, ITEM)
     if (ti == tj) | (tj == tiles - 1):
         _swap_tile_pair(items + origin, ti, tj, n, stride, BLOCK, 1, True)
-    elif WORD_STORES:  # each tile's first and last PACK rows read apart, and all of it PACK rows lower (or gathered)
-        PACK: tl.constexpr = WORD // ITEM
-        rows = tl.arange(0, BLOCK)
-        edge = tl.arange(0, PACK)
-        upper = _funnel_rows(a_ptr, origin, ti * BLOCK + rows, tj, stride, n, BLOCK, ITEM, WORD, ASM, False)
-        upper_next = upper
-        if not GATHER_NEXT:
-            upper_next = _funnel_rows(a_ptr, origin, ti * BLOCK + PACK + rows, tj, stride, n, BLOCK, ITEM, WORD, ASM,
-                                      True)
-        upper_head = _funnel_rows(a_ptr, origin, ti * BLOCK + edge, tj, stride, n, BLOCK, ITEM, WORD, ASM, False)
-        upper_tail = _funnel_rows(a_ptr, origin, ti * BLOCK + BLOCK - PACK + edge, tj, stride, n, BLOCK, ITEM, WORD,
-                                  ASM, False)
-        lower = _funnel_rows(a_ptr, origin, tj * BLOCK + rows, ti, stride, n, BLOCK, ITEM, WORD, ASM, False)
-        lower_next = lower
-        if not GATHER_NEXT:
-            lower_next = _funnel_rows(a_ptr, origin, tj * BLOCK + PACK + rows, ti, stride, n, BLOCK, ITEM, WORD, ASM,
-                                      True)
-        lower_head = _funnel_rows(a_ptr, origin, tj * BLOCK + edge, ti, stride, n, BLOCK, ITEM, WORD, ASM, False)
-        lower_tail = _funnel_rows(a_ptr, origin, tj * BLOCK + BLOCK - PACK + edge, ti, stride, n, BLOCK, ITEM, WORD,
-                                  ASM, False)
-        tl.debug_barrier()
-        _store_words_flipped(a_ptr, origin, _again(ti), _again(tj), stride, upper, upper_next, upper_head, upper_tail,
-                             BLOCK, ITEM, ASM, GATHER_NEXT)
-        _store_words_flipped(a_ptr, origin, _again(tj), _again(ti), stride, lower, lower_next, lower_head, lower_tail,
-                             BLOCK, ITEM, ASM, GATHER_NEXT)
     else:  # both tiles lie inside the square, and a row follows each of their rows
-        rows = tl.arange(0, BLOCK)
-        upper_words = _funnel_rows(a_ptr, origin, ti * BLOCK + rows, tj, stride, n, BLOCK, ITEM, WORD, ASM, False)
-        lower_words = _funnel_rows(a_ptr, origin, tj * BLOCK + rows, ti, stride, n, BLOCK, ITEM, WORD, ASM, False)
+        upper_words = _funnel_tile(a_ptr, origin, ti, tj, stride, BLOCK, ITEM, WORD, ASM)
+        lower_words = _funnel_tile(a_ptr, origin, tj, ti, stride, BLOCK, ITEM, WORD, ASM)
         tl.debug_barrier()
         _store_flipped(items + origin, _again(ti), _again(tj), stride, upper_words, BLOCK, ITEM, WORD)
         _store_flipped(items + origin, _again(tj), _again(ti), stride, lower_words, BLOCK, ITEM, WORD)
 
 
 @triton.jit
-def _funnel_rows(a_ptr, origin, i, tj, stride, n, BLOCK: tl.constexpr, ITEM: tl.constexpr, WORD: tl.constexpr,
-                 ASM: tl.constexpr, MASKED: tl.constexpr):
-    """Rows i of tile column tj as rows of BLOCK ITEM / WORD words: each the word that starts at its first element,
-    funnel-shifted from the two aligned words holding it; with MASKED rows from n on read as zeros."""
+def _funnel_tile(a_ptr, origin, ti, tj, stride, BLOCK: tl.constexpr, ITEM: tl.constexpr, WORD: tl.constexpr,
+                 ASM: tl.constexpr):
+    """Tile (ti, tj) as BLOCK rows of BLOCK ITEM / WORD words: each the word that starts at its first element,
+    funnel-shifted from the two aligned words holding it."""
     words = _words_of(a_ptr, WORD)
+    i = ti * BLOCK + tl.arange(0, BLOCK)
     start = (origin + i * stride + tj * BLOCK) * ITEM  # bytes
     q = start // WORD
     s = (start - q * WORD).to(words.dtype.element_ty)
     at = q[:, None] + tl.arange(0, BLOCK * ITEM // WORD)[None, :]
-    if MASKED:
-        inside = (i < n)[:, None]
-        lo = tl.load(words + at, mask=inside, other=0)
-        hi = tl.load(words + at + 1, mask=inside & (s[:, None] > 0), other=0)
-    else:
-        lo = tl.load(words + at)
-        hi = tl.load(words + at + 1, mask=s[:, None] > 0, other=0)
+    lo = tl.load(words + at)
+    hi = tl.load(words + at + 1, mask=s[:, None] > 0, other=0)
     return _funnel_shift(lo, hi, s[:, None], ASM and WORD == 4)
 
 
 @triton.jit
 def _store_flipped(items, ti, tj, stride, v, BLOCK: tl.constexpr, ITEM: tl.constexpr, WORD: tl.constexpr):
-    """Tile (ti, tj), held as _funnel_rows returns it, stored transposed into tile (tj, ti), element by element."""
+    """Tile (ti, tj), held as _funnel_tile returns it, stored transposed into tile (tj, ti), element by element."""
     PER: tl.constexpr = WORD // ITEM
     BITS: tl.constexpr = 8 * ITEM
     i = ti * BLOCK + tl.arange(0, BLOCK)
@@ -596,46 +561,6 @@ def _store_flipped(items, ti, tj, stride, v, BLOCK: tl.constexpr, ITEM: tl.const
         j = tj * BLOCK + c * PER + k
         e = ((v >> (BITS * k)) & ((1 << BITS) - 1)).to(items.dtype.element_ty)
         tl.store(items + j[None, :] * stride + i[:, None], e)
-
-
-@triton.jit
-def _store_words_flipped(a_ptr, origin, ti, tj, stride, v, v_next, head, tail, BLOCK: tl.constexpr,
-                         ITEM: tl.constexpr, ASM: tl.constexpr, GATHER_NEXT: tl.constexpr):
-    """Tile (ti, tj), held as _funnel_rows returns it in 4-byte words (v; v_next the same PACK rows lower; head and
-    tail its first and last PACK rows; with GATHER_NEXT v_next is unused and each group's successor gathered from the
-    tile), stored transposed into tile (tj, ti): element k of each word (output rows
-    k, k + PACK, ...; all of them start at the same place in a word) regrouped by byte permutes into words of PACK
-    consecutive rows, and each output row's whole aligned words inside the tile funnel-shifted from two such groups;
-    the elements before the first whole word and after the last one are stored one by one (the words that hold them
-    hold neighbouring tiles' elements too, which other programs write)."""
-    PACK: tl.constexpr = 4 // ITEM
-    BLOCK_RW: tl.constexpr = BLOCK // PACK  # groups of PACK rows: the output words of a row
-    BLOCK_CW: tl.constexpr = BLOCK // PACK  # words of an input row
-    BITS: tl.constexpr = 8 * ITEM
-    words = _words_of(a_ptr, 4)
-    items = _words_of(a_ptr, ITEM)
-    a0, a1, a2, a3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
-    if GATHER_NEXT:  # the last group's successor lies in the next tile: never stored, any value does
-        n0, n1, n2, n3 = _successors(a0, a1, a2, a3, a0, a1, a2, a3, BLOCK_RW, BLOCK_CW, PACK)
-    else:
-        n0, n1, n2, n3 = _group_words(v_next, BLOCK_RW, BLOCK_CW, PACK, ASM)
-    rw = tl.arange(0, BLOCK_RW)[:, None]
-    cw = tl.arange(0, BLOCK_CW)[None, :]
-    t = tl.arange(0, PACK)[:, None]
-    corner = origin + tj * BLOCK * stride + ti * BLOCK  # element (0, 0) of tile (tj, ti)
-    for k in tl.static_range(PACK):
-        first = corner + k * stride  # output row k's first element; rows k + PACK cw start where it does in a word
-        shift = (PACK - first % PACK) % PACK  # elements before the row's first whole word
-        starts = first + cw * PACK * stride
-        group = _pick(k, a0, a1, a2, a3)
-        shifted = _funnel_shift(group, _pick(k, n0, n1, n2, n3), (tl.zeros_like(group) + shift * ITEM).to(tl.uint32),
-                                ASM)
-        whole = BLOCK_RW - (shift > 0).to(tl.int32)  # the last group's word would reach into the next tile
-        tl.store(words + (starts + shift) // PACK + rw, shifted, mask=(rw < whole) & (cw >= 0))
-        ends = ((head >> (BITS * k)) & ((1 << BITS) - 1)).to(items.dtype.element_ty)  # [PACK, BLOCK_CW]
-        tl.store(items + starts + t, ends, mask=(t < shift) & (cw >= 0))
-        ends = ((tail >> (BITS * k)) & ((1 << BITS) - 1)).to(items.dtype.element_ty)
-        tl.store(items + starts + BLOCK - PACK + t, ends, mask=(t >= shift) & (shift > 0) & (cw >= 0))
 
 
 @triton.jit
