@@ -64,7 +64,7 @@ def measure(batch: int, rows: int, cols: int, dtype: str, repeats: int) -> dict:
     copy_s = timings["copy"].median
     return {"case": f"{dtype} {batch} x ({rows}x{cols})", "batch": batch, "rows": rows, "cols": cols, "dtype": dtype,
             "bytes": x.nbytes, "pct": {k: 100 * copy_s / t.median for k, t in timings.items() if k != "copy"},
-            "exact": exact, "plan": cornerturn.plan(x.shape, x.dtype, device="cpu").name}
+            "exact": exact, "plan": cornerturn.plan(x.shape, x.dtype, device="cpu").method}
 
 
 def main() -> None:
