@@ -2,7 +2,10 @@
 columns) against the plan and torch, on batches of 8- and 16-byte matrices of a few hundred rows and columns drawn
 from a seed; every method checked bit-exact, all timed in interleaved rounds with np.copyto of the same bytes.
 
-    python3 scripts/input_order_probe.py SEED CASES OUT.json
+    python3 scripts/input_order_probe.py SEED CASES OUT.json [DTYPES ROWS COLS SINGLE]
+
+CASES < 0 adds six batches torch led before; DTYPES a comma list (int64,float64,complex128), ROWS and COLS ranges
+LO:HI (150:2000, 150:1000), SINGLE the share of single matrices (0).
 """
 
 from __future__ import annotations
@@ -31,17 +34,21 @@ def input_order(x, out):
             out[b, j, i] = x[b, i, j]
 
 
-def draw(seed: int, count: int) -> list[tuple[int, int, int, str]]:
-    """(batch, rows, cols, dtype): rows 150-2,000 and columns 150-1,000 log-uniform, 8- or 16-byte elements, batches
-    of 16-128 MiB."""
+def draw(seed: int, count: int, dtypes: list[str], rows_range: tuple[int, int], cols_range: tuple[int, int],
+         single: float) -> list[tuple[int, int, int, str]]:
+    """(batch, rows, cols, dtype): rows and columns log-uniform over their ranges, batches of 16-128 MiB (a single
+    matrix with probability `single`, redrawn where it would pass 256 MiB)."""
     rng = np.random.default_rng(seed)
     cases = []
     while len(cases) < count:
-        dtype = str(rng.choice(["int64", "float64", "complex128"]))
-        rows, cols = (int(np.exp(rng.uniform(np.log(150), np.log(lim)))) for lim in (2000, 1000))
+        dtype = str(rng.choice(dtypes))
+        rows, cols = (int(np.exp(rng.uniform(np.log(lo), np.log(hi)))) for lo, hi in (rows_range, cols_range))
         size = rows * cols * np.dtype(dtype).itemsize
         batch = max(2, int(np.exp(rng.uniform(np.log(16 << 20), np.log(128 << 20)))) // size)
-        cases.append((batch, rows, cols, dtype))
+        if rng.uniform() < single:
+            batch = 1
+        if batch * size <= 256 << 20:
+            cases.append((batch, rows, cols, dtype))
     return cases
 
 
@@ -69,10 +76,14 @@ def measure(batch: int, rows: int, cols: int, dtype: str, repeats: int) -> dict:
 
 def main() -> None:
     seed, count, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    dtypes = (sys.argv[4] if len(sys.argv) > 4 else "int64,float64,complex128").split(",")
+    rows_range, cols_range = (tuple(map(int, (sys.argv[k] if len(sys.argv) > k else default).split(":")))
+                              for k, default in ((5, "150:2000"), (6, "150:1000")))
+    single = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
     extra = [(8, 716, 318, "complex128"), (5, 1525, 400, "complex128"), (20, 300, 400, "complex128"),
              (6, 900, 450, "complex128"), (38, 168, 1633, "int64"), (50, 316, 285, "int64")] if count < 0 else []
     rows = []
-    for case in extra + draw(seed, abs(count)):
+    for case in extra + draw(seed, abs(count), dtypes, rows_range, cols_range, single):
         row = measure(*case, repeats=7)
         rows.append(row)
         print(row["case"], row["plan"], {k: round(v) for k, v in row["pct"].items()},
@@ -80,7 +91,7 @@ def main() -> None:
     with open(path, "w") as f:
         json.dump({"host": platform.processor() or platform.machine(), "threads": numba.get_num_threads(),
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                   "command": f"python3 scripts/input_order_probe.py {seed} {count} OUT.json", "rows": rows}, f,
+                   "command": "python3 scripts/input_order_probe.py " + " ".join(sys.argv[1:]), "rows": rows}, f,
                   indent=1)
 
 
