@@ -34,6 +34,22 @@ def input_order(x, out):
             out[b, j, i] = x[b, i, j]
 
 
+@numba.njit(parallel=True, cache=False)
+def input_order_lines(x, out):
+    """The same, each task a group of input rows as many as a 64-byte line holds elements: each output line written
+    whole."""
+    batch, rows, cols = x.shape
+    group = max(1, 64 // x.itemsize)
+    groups = (rows + group - 1) // group
+    for t in numba.prange(batch * groups):
+        b = t // groups
+        i0 = (t - b * groups) * group
+        i1 = min(i0 + group, rows)
+        for j in range(cols):
+            for i in range(i0, i1):
+                out[b, j, i] = x[b, i, j]
+
+
 def draw(seed: int, count: int, dtypes: list[str], rows_range: tuple[int, int], cols_range: tuple[int, int],
          single: float) -> list[tuple[int, int, int, str]]:
     """(batch, rows, cols, dtype): rows and columns log-uniform over their ranges, batches of 16-128 MiB (a single
@@ -57,13 +73,14 @@ def measure(batch: int, rows: int, cols: int, dtype: str, repeats: int) -> dict:
     item = np.dtype(dtype).itemsize
     x = rng.integers(0, 256, (batch, rows, cols * item), dtype=np.uint8).view(dtype)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
-    outs = {name: np.empty_like(want) for name in ("plan", "loop", "torch", "copy")}
+    outs = {name: np.empty_like(want) for name in ("plan", "loop", "lines", "torch", "copy")}
     fns = {"plan": lambda: cornerturn.transpose(x, out=outs["plan"]),
            "loop": lambda: input_order(x, outs["loop"]),
+           "lines": lambda: input_order_lines(x, outs["lines"]),
            "torch": _torch_cpu_transpose(x, outs["torch"]),
            "copy": lambda: np.copyto(outs["copy"].reshape(-1), x.reshape(-1))}
     exact = {}
-    for name in ("plan", "loop", "torch"):
+    for name in ("plan", "loop", "lines", "torch"):
         outs[name].fill(0)
         fns[name]()
         exact[name] = bool((outs[name].view(np.uint8) == want.view(np.uint8)).all())
