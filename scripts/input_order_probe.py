@@ -19,7 +19,10 @@ import numba
 import numpy as np
 
 import cornerturn
+from cornerturn.arrays import view_of
 from cornerturn.bench.peers import _torch_cpu_transpose
+from cornerturn.cpu import planner
+from cornerturn.problem import canonical
 from cornerturn.timing import time_host_rounds
 
 
@@ -73,14 +76,18 @@ def measure(batch: int, rows: int, cols: int, dtype: str, repeats: int) -> dict:
     item = np.dtype(dtype).itemsize
     x = rng.integers(0, 256, (batch, rows, cols * item), dtype=np.uint8).view(dtype)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
-    outs = {name: np.empty_like(want) for name in ("plan", "loop", "lines", "torch", "copy")}
+    outs = {name: np.empty_like(want) for name in ("plan", "before", "loop", "lines", "torch", "copy")}
+    rule, planner.INPUT_ORDER_COLS = planner.INPUT_ORDER_COLS, (1, 0)  # the plan without the input-order rule
+    before = planner.choose_variant(canonical(x.shape, x.strides, item))
+    planner.INPUT_ORDER_COLS = rule
     fns = {"plan": lambda: cornerturn.transpose(x, out=outs["plan"]),
+           "before": lambda: planner.run(before, view_of(x), view_of(outs["before"])),
            "loop": lambda: input_order(x, outs["loop"]),
            "lines": lambda: input_order_lines(x, outs["lines"]),
            "torch": _torch_cpu_transpose(x, outs["torch"]),
            "copy": lambda: np.copyto(outs["copy"].reshape(-1), x.reshape(-1))}
     exact = {}
-    for name in ("plan", "loop", "lines", "torch"):
+    for name in ("plan", "before", "loop", "lines", "torch"):
         outs[name].fill(0)
         fns[name]()
         exact[name] = bool((outs[name].view(np.uint8) == want.view(np.uint8)).all())
@@ -88,7 +95,7 @@ def measure(batch: int, rows: int, cols: int, dtype: str, repeats: int) -> dict:
     copy_s = timings["copy"].median
     return {"case": f"{dtype} {batch} x ({rows}x{cols})", "batch": batch, "rows": rows, "cols": cols, "dtype": dtype,
             "bytes": x.nbytes, "pct": {k: 100 * copy_s / t.median for k, t in timings.items() if k != "copy"},
-            "exact": exact, "plan": cornerturn.plan(x.shape, x.dtype, device="cpu").method}
+            "exact": exact, "plan": cornerturn.plan(x.shape, x.dtype, device="cpu").method, "before": before.name}
 
 
 def main() -> None:

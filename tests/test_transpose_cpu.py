@@ -297,12 +297,12 @@ def test_eight_byte_tiles_take_every_row_where_the_rows_are_few(shape, tile, mon
     assert_bits_equal(out, reference(x))
 
 
-@pytest.mark.parametrize("shape, cols", [((3, 130, 600), 600), ((1100, 523), 523), ((2, 300, 517), 530),
-                                         ((2049, 515), 515)])
+@pytest.mark.parametrize("shape, cols", [((3, 128, 1030), 1030), ((1100, 1027), 1027), ((2, 300, 1029), 1042),
+                                         ((2049, 1031), 1031), ((1024, 600), 600)])
 def test_sixteen_byte_column_walks(shape, cols, rng):
-    """16-byte matrices of 512 columns or more take the column walks: batches, rows in two and three bands of up to
-    WALK_ROWS, columns past whole bands of 16 and of 4, rows further apart than the columns (a slice); into a
-    poisoned output."""
+    """16-byte matrices of 512 columns or more that do not move in the input's order take the column walks: batches,
+    rows in two and three bands of up to WALK_ROWS, columns past whole bands of 16 and of 4, rows further apart than
+    the columns (a slice), and 600 columns whose output rows are 16 KiB long; into a poisoned output."""
     from cornerturn.cpu.kernels import WALK_ROWS
 
     base = random_bits((*shape[:-1], cols), np.complex128, rng)
@@ -315,15 +315,42 @@ def test_sixteen_byte_column_walks(shape, cols, rng):
 
 
 @pytest.mark.parametrize("shape, dtype, walks", [
-    ((300, 512), np.complex128, True), ((300, 511), np.complex128, False),  # the columns the walks need
+    ((320, 512), np.complex128, True), ((320, 511), np.complex128, False),  # the columns the walks need
     ((300, 2048), np.complex128, False), ((300, 2049), np.complex128, True),  # rows 32 KiB apart: set aliasing
-    ((300, 4100), np.complex128, True), ((300, 700), np.float64, False),
-    ((110, 600), np.complex128, True), ((100, 600), np.complex128, False)])  # too few elements for threads: tiles
+    ((300, 4100), np.complex128, True), ((320, 700), np.float64, False),
+    ((64, 1100), np.complex128, True), ((64, 1000), np.complex128, False)])  # too few elements for threads: tiles
 def test_column_walks_take_sixteen_byte_rows_apart_from_aliased_pitches(shape, dtype, walks):
     plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, np.dtype(dtype).itemsize))
     assert plan.name.startswith("walk16") is walks, plan.name
     reversed_rows = np.empty(shape, dtype)[::-1]  # a negative pitch: the element tiles
     assert not choose_variant(canonical(shape, reversed_rows.strides, np.dtype(dtype).itemsize)).name.startswith("walk")
+
+
+@pytest.mark.parametrize("shape, cols", [((2, 111, 301), 301), ((333, 1024), 1024), ((3, 45, 700), 710),
+                                         ((70, 1000), 1000)])
+def test_sixteen_byte_rows_in_the_input_order(shape, cols, rng):
+    """16-byte matrices of 300 to 1,024 columns move one input row a task, written down the output's columns:
+    batches, rows further apart than the columns (a slice); into a poisoned output."""
+    base = random_bits((*shape[:-1], cols), np.complex128, rng)
+    x = base[..., :shape[-1]]
+    plan = choose_variant(canonical(x.shape, x.strides, 16))
+    assert plan.name == "input-order16-parallel", plan.name
+    out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
+    cornerturn.transpose(x, out=out)
+    assert_bits_equal(out, reference(x))
+
+
+@pytest.mark.parametrize("shape, dtype, in_order", [
+    ((300, 300), np.complex128, True), ((300, 299), np.complex128, False),  # the columns it takes
+    ((300, 1024), np.complex128, True), ((300, 1025), np.complex128, False),
+    ((320, 600), np.complex128, False), ((336, 600), np.complex128, True),  # output rows 5 KiB long: a 512 B multiple
+    ((300, 600), np.float64, False), ((300, 600), np.complex64, False),  # 16-byte elements only
+    ((100, 600), np.complex128, False)])  # too few elements for threads: the element tiles
+def test_input_order_takes_sixteen_byte_matrices_of_300_to_1024_columns(shape, dtype, in_order):
+    plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, np.dtype(dtype).itemsize))
+    assert plan.name.startswith("input-order") is in_order, plan.name
+    columns = np.empty(shape[::-1], dtype).T  # columns strided (already laid out as the transpose): not this
+    assert not choose_variant(canonical(shape, columns.strides, np.dtype(dtype).itemsize)).name.startswith("input")
 
 
 @st.composite

@@ -9,7 +9,10 @@ move as 8x8 blocks held in words (`byte_block_kernel`), so no byte moves alone. 
 elements (3 colour channels) moves in runs along its long side (`skinny_kernel`): a few sequential streams on
 one side, one on the other. 16-byte elements of matrices of 512 columns or more (cpu/planner.walks) move in column
 walks (`column_walk_kernel`): a task reads a band of 16 input columns down up to WALK_ROWS rows, four columns (one
-64-byte line) at a time, and writes each output row's part in one contiguous run.
+64-byte line) at a time, and writes each output row's part in one contiguous run. 16-byte elements of matrices of
+300 to 1,024 columns (cpu/planner.in_input_order) move in the input's order (`input_order_kernel`): a task reads one
+input row and writes it down an output column; a thread's tasks are consecutive rows, so the output lines it writes
+(one per column, a few KiB to 64 KiB) fill over its next rows in its caches.
 """
 
 from __future__ import annotations
@@ -162,5 +165,22 @@ def column_walk_kernel(parallel: bool):
             for jj in range(j, j1):
                 for i in range(i0, i1):
                     out[b, jj, i] = x[b, i, jj]
+
+    return kernel
+
+
+@functools.cache
+def input_order_kernel(parallel: bool):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` (any strides) and a C-contiguous `out`, one input row
+    a task, written down the output's columns."""
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out):
+        batch, rows, cols = x.shape
+        for t in prange(batch * rows):
+            b = t // rows
+            i = t - b * rows
+            for j in range(cols):
+                out[b, j, i] = x[b, i, j]
 
     return kernel

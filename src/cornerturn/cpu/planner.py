@@ -157,6 +157,41 @@ def walks(problem: Problem) -> bool:
     return problem.cols >= WALK_MIN_COLS and problem.row_stride % WALK_ALIASED_PITCH != 0
 
 
+# 16-byte elements with contiguous columns, INPUT_ORDER_COLS columns, and output rows not a multiple of ALIASED_PITCH
+# bytes long move in the input's order (cpu/kernels.input_order_kernel), ahead of the column walks and the element
+# tiles there. On 2-core AMD EPYC, 2026-11-28 (docs/cpu.md, "16-byte elements in the input's order"): 1.30x the plan
+# before in geometric mean over 42 timings of complex128 matrices of 300 to 1,100 columns (seeds 3301 and 3302, the
+# latter twice; 3 behind, by up to 15%), 1.42x from 512 to 800 columns (none behind), 1.22x over 14 tall ones (5,000
+# to 60,000 rows, seed 3303; 2 behind by up to 6%); under 300 columns 0.98x (10 of 19 behind), from 2,000 columns 0.78x
+# (all 22 behind); output rows a multiple of 512 bytes long fill few cache sets (complex128 9600x435: 0.64x)
+INPUT_ORDER_COLS = (300, 1024)
+
+
+@dataclass(frozen=True)
+class InputOrderVariant:
+    """16-byte elements moved one input row a task, in the input's order (cpu/kernels.input_order_kernel)."""
+
+    parallel: bool
+
+    @property
+    def name(self) -> str:
+        return f"input-order16-{'parallel' if self.parallel else 'serial'}"
+
+    def kernel(self):
+        from .kernels import input_order_kernel
+
+        return input_order_kernel(self.parallel)
+
+
+def in_input_order(problem: Problem) -> bool:
+    """Whether a transpose of 16-byte elements moves in the input's order: contiguous columns, INPUT_ORDER_COLS
+    columns, output rows (rows x 16 bytes) not a multiple of ALIASED_PITCH long."""
+    if problem.kind != "transpose" or problem.itemsize != 16 or problem.col_stride != 16:
+        return False
+    low, high = INPUT_ORDER_COLS
+    return low <= problem.cols <= high and (problem.rows * problem.itemsize) % ALIASED_PITCH != 0
+
+
 @dataclass(frozen=True)
 class VectorVariant:
     """Blocks of 16-byte rows transposed in vector registers (cpu/vectors.py), in tiles of `tile` elements."""
@@ -311,7 +346,7 @@ class CpuPlan:
     name: str  # "empty", "numpy-copy", "numpy" or a variant's name
     reason: str
     geometry: Geometry | None = None
-    variant: CpuVariant | SkinnyVariant | VectorVariant | WalkVariant | None = None
+    variant: CpuVariant | SkinnyVariant | VectorVariant | WalkVariant | InputOrderVariant | None = None
     edge_variant: CpuVariant | None = None  # packed plans: the element kernel of the rows and columns past the blocks
 
     @functools.cached_property
@@ -357,6 +392,10 @@ def choose_variant(problem: Problem | Permutation):
         return CpuPlan(vector.name, f"{reason}; blocks of 16-byte rows transposed in vector registers (tile: "
                                     f"{vector.tile_from})", geometry,
                        vector)
+    if parallel and in_input_order(problem):
+        rows = InputOrderVariant(parallel)
+        return CpuPlan(rows.name, f"{reason}; {problem.cols} columns: input rows in order, each written down the "
+                                  "output's columns", geometry, rows)
     if parallel and walks(problem):
         walk = WalkVariant(parallel)
         return CpuPlan(walk.name, f"{reason}; {problem.cols} columns of rows {problem.row_stride} B apart: column "
