@@ -139,16 +139,16 @@ def wrong_in_place(shapes, label: str, dtypes=IN_PLACE_DTYPES) -> int:
 # sides off and on multiples of 16, one tile pair and many (odd sides of 1- and 2-byte elements with inner pairs read
 # through words: 201 and 1001 with int8's tiles of 64, 515 and 3001 with float16's of 128; sides that are multiples
 # of 2, 4 and 8 but not 16, inner pairs unmasked in words of that many elements: 70, 300, 1000)
-bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001), (2, 515, 515), (3001, 3001),
-                       (2, 300, 300), (1000, 1000)], "square")
+squares = [(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001), (2, 515, 515), (3001, 3001), (2, 300, 300),
+           (1000, 1000)]
+bad += wrong_in_place(squares, "square")
 # the same with their tile pairs numbered in blocks (the rule for large squares, made to take every square)
 from cornerturn.engine import inplace as engine_inplace  # noqa: E402
 
 group_rule = engine_inplace.PAIR_GROUP_FROM, engine_inplace.PAIR_GROUP_FROM_ELSE
 engine_inplace.PAIR_GROUP_FROM, engine_inplace.PAIR_GROUP_FROM_ELSE = {}, 0
 engine_inplace.square_launch.cache_clear()
-bad += wrong_in_place([(33, 33), (2, 70, 70), (64, 64), (2, 201, 201), (1001, 1001), (2, 515, 515), (3001, 3001),
-                       (2, 300, 300), (1000, 1000)], "square, pairs in blocks")
+bad += wrong_in_place(squares, "square, pairs in blocks")
 engine_inplace.PAIR_GROUP_FROM, engine_inplace.PAIR_GROUP_FROM_ELSE = group_rule
 engine_inplace.square_launch.cache_clear()
 

@@ -68,8 +68,9 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     from . import kernels
     from .plan import WIDE_FROM
 
+    row_stride = across * n if across else n
     if group is None:
-        group = pair_group(n, across * n if across else n, itemsize)
+        group = pair_group(n, row_stride, itemsize)
     if group < 1:
         raise ValueError(f"square_launch: group must be at least 1, got {group}")
     if funnel:
@@ -87,7 +88,6 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     flat = FLAT_PAIRS and words == 2 if flat is None else flat
     if readdress is None:  # where accesses are one element wide: rows not whole 16-byte runs, or the masked edge
         readdress = (n * itemsize) % 16 != 0 or (split and not flat)
-    row_stride = across * n if across else n
     align = (side_alignment(n) if align is None else align) if split else 1
     if n % align:
         raise ValueError(f"square_launch: align {align} does not divide the side {n}")
