@@ -162,7 +162,7 @@ def _table(axes, stride: str) -> np.ndarray:
 
 
 @functools.cache
-def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0):
+def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, others_first: bool = False):
     """kernel(x, out, na, sa, ss, in_b, out_b, in_o, out_o, tile, run_b): out[out_o[o] + out_b[b] + a * short + k] =
     x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < short; micro tiles of micro_a a's (stored
     along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (the extent of a short
@@ -172,7 +172,7 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0):
     input (in_b[b] + 1 = in_b[b + 1]) end, and each piece of n or more moves in blocks, the last of which overlaps
     the one before it rather than leaving a remnant (writing an element twice writes the same bits), as do the
     last blocks along a; shorter pieces move element by element."""
-    U, V, S, N = micro_a, micro_b, short, vector
+    U, V, S, N, W = micro_a, micro_b, short, vector, others_first
 
     @numba.njit(inline="always")
     def move(x, out, src, dst, a, step, step_k):
@@ -229,9 +229,14 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0):
         per = tiles_a * ((nb + tile - 1) // tile)
         step = uint64(sa)  # a negative stride wraps; the sums below land on the right word all the same
         step_k = uint64(ss)
-        for t in prange(in_o.size * per):
-            o = t // per
-            u = t - o * per
+        n_o = in_o.size
+        for t in prange(n_o * per):
+            if W:  # neighbouring tasks take neighbouring indices of the other axes, at one tile of the plane
+                u = t // n_o
+                o = t - u * n_o
+            else:
+                o = t // per
+                u = t - o * per
             tb = u // tiles_a
             a0 = (u - tb * tiles_a) * tile
             b0 = tb * tile
