@@ -1017,6 +1017,8 @@ def test_permute_dims_cpu_kernels(shape, axes, dtype, method, rng):
     ("permute-plane", (9, 30, 10, 8), (1, 3, 2, 0), np.complex128),
     ("permute-plane", (7, 5, 9, 40), (3, 1, 2, 0), np.int16), ("permute-plane", (3, 40, 90, 5), (3, 2, 0, 1), np.uint8),
     ("permute-plane", (6, 30, 7, 20), (3, 1, 0, 2), np.complex128),
+    ("permute-plane", (20, 12, 50), (2, 1, 0), np.int64),  # a short axis of 20 words: its extent given at run time
+    ("permute-plane", (9, 30, 40), (2, 1, 0), np.float64),  # a short axis of 9 words, given at run time
     ("permute-tiles", (9, 40, 12, 3), (2, 0, 1, 3), np.int16), ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.float64),
     ("runs", (11, 7, 4, 40), (1, 2, 0, 3), np.uint8),  # runs of 40 bytes in 1-byte words: NARROW_RUN_BYTES
 ], ids=str)
@@ -1049,6 +1051,23 @@ def test_plane_sides_by_hand():
     # a short innermost output axis (7 elements) moves whole at each step along the next output axis (4 x 5 fused)
     assert plane_sides(canon((7, 4, 5, 14), (3, 1, 2, 0))) == PlaneSides(4, Axis(20, 14, 7), (Axis(14, 1, 140),), (),
                                                                         Axis(7, 280, 1))
+
+
+def test_eight_byte_words_move_output_axes_under_32_units_whole():
+    """8-byte words: an output innermost axis under 32 units moves whole at each step along the next output axis
+    (PLANE_MIN_A), so that each b's output run is 256 B or more; 4- and 16-byte words keep it as side a from 8 units.
+    The 3-D reversal of 20 x 6 x 40: the short axis is axis 0 (20, input stride 240), a is axis 1 (6, stride 40,
+    output stride 20), B axis 2 (40, stride 1, output stride 120); with 32 rows axis 0 is side a (32, stride 240)
+    and B gathers axes 2 and 1 (40 x 6 = 240 >= 64)."""
+    from cornerturn.cpu.permute import PLANE_COMPILED_SHORT, PlaneSides, plane_sides
+    from cornerturn.tiling import Axis
+
+    assert plane_sides(canon((20, 6, 40), (2, 1, 0), 8)) == PlaneSides(
+        8, Axis(6, 40, 20), (Axis(40, 1, 120),), (), Axis(20, 240, 1))
+    for itemsize, rows in [(8, 32), (4, 20), (16, 20)]:
+        assert plane_sides(canon((rows, 6, 40), (2, 1, 0), itemsize)) == PlaneSides(
+            itemsize, Axis(rows, 240, 1), (Axis(40, 1, 6 * rows), Axis(6, 40, rows)), ())
+    assert PLANE_COMPILED_SHORT <= 20  # the int64 case of the views test takes the run-time extent
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32], ids=lambda d: np.dtype(d).name)

@@ -45,7 +45,11 @@ NARROW_RUN_BYTES = 16
 # RUN_PIECE_MIN bytes or more) that tasks share: float32 11x6x73x340x19 by (1,0,2,3,4), six runs of 1.9 MB, was one
 # task on one thread (docs/permute.md)
 RUN_TASKS_PER_THREAD, RUN_PIECE_MIN = 4, 16384
-PLANE_MIN_A = 8  # elements of the output's innermost axis from which it is the plane's side a
+# Units of the output's innermost axis from which it is the plane's side a, by word; below, it moves whole at each
+# step along the next output axis. 8-byte words: 32, so that each b's output run is 256 B or more (docs/permute.md,
+# "8-byte planes")
+PLANE_MIN_A = {1: 8, 2: 8, 4: 8, 8: 32, 16: 8}
+PLANE_COMPILED_SHORT = 8  # short axes under this many units are compile-time constants of the kernel
 PLANE_MIN_B = 64  # B gathers the input's fastest axes (at most three) until it has this many elements
 
 
@@ -69,10 +73,12 @@ class PlaneShape:
 
 # Tiles per unit size, from random permutations on a 2-core machine (2026-11-24, scripts/cpu_permute_sweep.py at
 # commit a81fa8e, seeds 303 and 404; docs/permute.md): 128 x 128 in 8 x 8 micro tiles with B of 64
-# elements, against torch 2.5x (1 B), 3.3x (2 B), 1.25x (4 B), 1.2x (8 B) in geometric mean on seed 404; 16-byte
-# units 64 x 64 in 4 x 8 micro tiles (1.15x, 8 x 8 micro tiles 0.96x)
+# elements, against torch 2.5x (1 B), 3.3x (2 B), 1.25x (4 B) in geometric mean on seed 404; 16-byte units 64 x 64
+# in 4 x 8 micro tiles (1.15x, 8 x 8 micro tiles 0.96x). 8-byte words: micro tiles of 4 a's by one b, with short
+# axes under 32 units, 1.10x-1.30x the 8 x 8 of before on fresh seeds (2-core AMD EPYC, 2026-11-28; docs/permute.md,
+# "8-byte planes"); the same for 16-byte words was level there (1.00x)
 PLANE_SHAPES = {1: PlaneShape(128, 8, 8), 2: PlaneShape(128, 8, 8), 4: PlaneShape(128, 8, 8),
-                8: PlaneShape(128, 8, 8), 16: PlaneShape(64, 4, 8)}
+                8: PlaneShape(128, 4, 1), 16: PlaneShape(64, 4, 8)}
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,7 @@ def plane_sides(perm: Permutation) -> PlaneSides | None:
         return None
     axes = word_axes(perm, unit)
     short = None
-    if axes[-1].extent < PLANE_MIN_A:  # a short innermost axis rides inside each step along the next one
+    if axes[-1].extent < PLANE_MIN_A[unit]:  # a short innermost axis rides inside each step along the next one
         if len(axes) < 3:
             return None
         short, axes = axes[-1], axes[:-1]
@@ -162,27 +168,29 @@ def _table(axes, stride: str) -> np.ndarray:
 
 
 @functools.cache
-def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, others_first: bool = False):
-    """kernel(x, out, na, sa, ss, in_b, out_b, in_o, out_o, tile, run_b): out[out_o[o] + out_b[b] + a * short + k] =
-    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < short; micro tiles of micro_a a's (stored
-    along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (the extent of a short
-    innermost output axis moved whole at each a, 1 where there is none) are compile-time constants. With `vector`
+def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0):
+    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b): out[out_o[o] + out_b[b] + a * n + k] =
+    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < n; micro tiles of micro_a a's (stored
+    along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (the extent n of a short
+    innermost output axis moved whole at each a, 1 where there is none) are compile-time constants; `short` 0 takes
+    n from the argument ns instead (one kernel for every extent of PLANE_COMPILED_SHORT or more). With `vector`
     (n, the block side of x's word: vectors.block_side), tiles of n a's or more move in n x n blocks through the
     vector registers (vectors.block_rows): the tile's b's are cut where runs of `run_b` b's that are neighbours in the
     input (in_b[b] + 1 = in_b[b + 1]) end, and each piece of n or more moves in blocks, the last of which overlaps
     the one before it rather than leaving a remnant (writing an element twice writes the same bits), as do the
     last blocks along a; shorter pieces move element by element."""
-    U, V, S, N, W = micro_a, micro_b, short, vector, others_first
+    U, V, S, N = micro_a, micro_b, short, vector
 
     @numba.njit(inline="always")
-    def move(x, out, src, dst, a, step, step_k):
-        at = dst + uint64(a) * uint64(S)
+    def move(x, out, src, dst, a, step, step_k, ns):
+        n = uint64(S) if S else ns
+        at = dst + uint64(a) * n
         base = src + uint64(a) * step
-        for k in range(S):
+        for k in range(n):
             out[at + uint64(k)] = x[base + uint64(k) * step_k]
 
     @numba.njit(inline="always")
-    def micro_tiles(x, out, x_o, out_o, in_b, out_b, a0, a1, b0, b1, step, step_k):
+    def micro_tiles(x, out, x_o, out_o, in_b, out_b, a0, a1, b0, b1, step, step_k, ns):
         a_full = a0 + (a1 - a0) // U * U
         b_full = b0 + (b1 - b0) // V * V
         for bb in range(b0, b_full, V):
@@ -191,17 +199,17 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, ot
                     src = x_o + uint64(in_b[b])
                     dst = out_o + uint64(out_b[b])
                     for a in range(aa, aa + U):
-                        move(x, out, src, dst, a, step, step_k)
+                        move(x, out, src, dst, a, step, step_k, ns)
             for b in range(bb, bb + V):
                 src = x_o + uint64(in_b[b])
                 dst = out_o + uint64(out_b[b])
                 for a in range(a_full, a1):
-                    move(x, out, src, dst, a, step, step_k)
+                    move(x, out, src, dst, a, step, step_k, ns)
         for b in range(b_full, b1):
             src = x_o + uint64(in_b[b])
             dst = out_o + uint64(out_b[b])
             for a in range(a0, a1):
-                move(x, out, src, dst, a, step, step_k)
+                move(x, out, src, dst, a, step, step_k, ns)
 
     @numba.njit(inline="always")
     def blocks(x, out, x_o, out_o, in_b, out_b, a0, a1, b0, b1, step, run_b):
@@ -219,24 +227,20 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, ot
                         block_rows(x, (src + uint64(at) * step) * word, x_step, out, out_o + uint64(at), out_b,
                                    np.int64(bs))
             else:
-                micro_tiles(x, out, x_o, out_o, in_b, out_b, a0, a1, bn, end, step, uint64(0))
+                micro_tiles(x, out, x_o, out_o, in_b, out_b, a0, a1, bn, end, step, uint64(0), uint64(1))
             bn = end
 
     @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out, na, sa, ss, in_b, out_b, in_o, out_o, tile, run_b):
+    def kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b):
         nb = in_b.size
         tiles_a = (na + tile - 1) // tile
         per = tiles_a * ((nb + tile - 1) // tile)
         step = uint64(sa)  # a negative stride wraps; the sums below land on the right word all the same
         step_k = uint64(ss)
-        n_o = in_o.size
-        for t in prange(n_o * per):
-            if W:  # neighbouring tasks take neighbouring indices of the other axes, at one tile of the plane
-                u = t // n_o
-                o = t - u * n_o
-            else:
-                o = t // per
-                u = t - o * per
+        n = uint64(ns)
+        for t in prange(in_o.size * per):
+            o = t // per
+            u = t - o * per
             tb = u // tiles_a
             a0 = (u - tb * tiles_a) * tile
             b0 = tb * tile
@@ -247,7 +251,7 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, ot
             if N and a1 - a0 >= N and b1 - b0 >= N and run_b >= N:
                 blocks(x, out, x_o, out_o_, in_b, out_b, a0, a1, b0, b1, step, run_b)
             else:
-                micro_tiles(x, out, x_o, out_o_, in_b, out_b, a0, a1, b0, b1, step, step_k)
+                micro_tiles(x, out, x_o, out_o_, in_b, out_b, a0, a1, b0, b1, step, step_k, n)
 
     return kernel
 
@@ -362,8 +366,9 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         run_b = plane_run(plan.sides)
         side = block_side(word) if run_b else 0
         vector = side if run_b >= side else 0
-        kernel = plane_kernel(shape.micro_a, shape.micro_b, short.extent if short else 1, vector)
-        kernel(flat, out_words, a.extent, a.in_stride, short.in_stride if short else 0, *tables, shape.tile, run_b)
+        n = short.extent if short else 1
+        kernel = plane_kernel(shape.micro_a, shape.micro_b, n if n < PLANE_COMPILED_SHORT else 0, vector)
+        kernel(flat, out_words, a.extent, a.in_stride, n, short.in_stride if short else 0, *tables, shape.tile, run_b)
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
