@@ -23,16 +23,16 @@ from cornerturn.bench import suites
 from cornerturn.bench.host import numpy_dtype
 from cornerturn.cpu import permute as P
 
-# name: (tile and micro tile, or None for the plan's; the output's innermost axis is short under this many units;
-# micro tile where the plane has a short axis or a side a under 32 units, or None for the first)
-CANDIDATES = {"plan": (None, 8, None), "8x1/minA32": ((128, 8, 1), 32, None), "4x1/minA32": ((128, 4, 1), 32, None),
-              "hybrid8x1/minA32": (None, 32, (128, 8, 1)), "8x1/minA16": ((128, 8, 1), 16, None),
-              "hybrid4x1/minA32": (None, 32, (128, 4, 1))}
+# name: (tile and micro tile, or None for the plan's of 8 x 8 (8-byte words) or 4 x 8 (16-byte words); the output's
+# innermost axis is short under this many units; short axes of PLANE_COMPILED_SHORT or more moved with run-time
+# extents)
+CANDIDATES = {"before": ((None), 8, False)}
+BEFORE = {8: (128, 8, 8), 16: (64, 4, 8)}
 KINDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}
 
 
 def sides_with(perm, min_a):
-    old, P.PLANE_MIN_A = P.PLANE_MIN_A, min_a
+    old, P.PLANE_MIN_A = P.PLANE_MIN_A, dict.fromkeys(P.PLANE_MIN_A, min_a)
     try:
         return P.plane_sides(perm)
     finally:
@@ -46,19 +46,17 @@ def kernels(x, out, plan):
     fx = x.reshape(-1).view(np.uint8)[lo:].view(KINDS[word])
     fo = out.reshape(-1).view(KINDS[word])
     found = {}
-    for name, (shape, min_a, narrow) in CANDIDATES.items():
+    for name, (shape, min_a, run_time) in CANDIDATES.items():
         sides = sides_with(perm, min_a)
         if sides is None:
             sides = plan.sides
         tables = P._tables(dataclasses.replace(plan, sides=sides))
         short = sides.short
-        base = P.PLANE_SHAPES[word]
-        tile, ma, mb = shape or (base.tile, base.micro_a, base.micro_b)
-        if narrow and (short or sides.a.extent < 32):
-            tile, ma, mb = narrow
-        k = P.plane_kernel(ma, mb, short.extent if short else 1, 0)
-        found[name] = (lambda k=k, tile=tile, sides=sides, short=short, tables=tables: k(
-            fx, fo, sides.a.extent, sides.a.in_stride, short.in_stride if short else 0, *tables, tile, 0))
+        tile, ma, mb = shape or BEFORE[word]
+        n = short.extent if short else 1
+        k = P.plane_kernel(ma, mb, 0 if run_time and n >= P.PLANE_COMPILED_SHORT else n, 0)
+        found[name] = (lambda k=k, tile=tile, sides=sides, short=short, tables=tables, n=n: k(
+            fx, fo, sides.a.extent, sides.a.in_stride, n, short.in_stride if short else 0, *tables, tile, 0))
     return found
 
 
@@ -71,6 +69,7 @@ def measure(case, rounds=5, repeats=3):
     out = np.empty_like(ref)
     p = cornerturn.plan(shape, dtype, axes=axes, device="cpu")
     fns = kernels(x, out, p._backend)
+    fns["plan"] = lambda: p.execute(x, out)
     for name, fn in fns.items():
         out.view(np.uint8)[...] = 0xA5
         fn()
@@ -120,10 +119,10 @@ def main() -> None:
                   flush=True)
             with open(args.out, "w") as f:
                 json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "results": results}, f, indent=1)
-    names = [k for k in CANDIDATES] + ["torch"]
+    names = [k for k in CANDIDATES] + ["plan", "torch"]
     for name in names:
-        ratios = [r["gbs"][name] / r["gbs"]["plan"] for r in results]
-        print(f"{name:10s} x plan geomean {math.exp(np.mean(np.log(ratios))):.3f} "
+        ratios = [r["gbs"][name] / r["gbs"]["before"] for r in results]
+        print(f"{name:10s} x before geomean {math.exp(np.mean(np.log(ratios))):.3f} "
               f"min {min(ratios):.2f} max {max(ratios):.2f} over {len(ratios)}")
 
 
