@@ -169,11 +169,11 @@ def _table(axes, stride: str) -> np.ndarray:
 
 @functools.cache
 def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0):
-    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b): out[out_o[o] + out_b[b] + a * n + k] =
-    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < n; micro tiles of micro_a a's (stored
-    along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (the extent n of a short
-    innermost output axis moved whole at each a, 1 where there is none) are compile-time constants; `short` 0 takes
-    n from the argument ns instead (one kernel for every extent of PLANE_COMPILED_SHORT or more). With `vector`
+    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b): out[out_o[o] + out_b[b] + a * ns + k] =
+    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < ns; micro tiles of micro_a a's (stored
+    along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (ns, the extent of a short
+    innermost output axis moved whole at each a, 1 where there is none) are compile-time constants; `short` 0 reads
+    ns from the argument instead (one kernel for every extent of PLANE_COMPILED_SHORT or more). With `vector`
     (n, the block side of x's word: vectors.block_side), tiles of n a's or more move in n x n blocks through the
     vector registers (vectors.block_rows): the tile's b's are cut where runs of `run_b` b's that are neighbours in the
     input (in_b[b] + 1 = in_b[b + 1]) end, and each piece of n or more moves in blocks, the last of which overlaps
