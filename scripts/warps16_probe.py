@@ -3,7 +3,7 @@
 given seeds; every plan checked bit for bit against torch's transpose, timed with a copy of the same bytes in
 interleaved rounds (L2 flushed before each sample).
 
-    python3 scripts/warps16_probe.py OUT.json SEED [SEED ...] [--cases=64]
+    python3 scripts/warps16_probe.py OUT.json SEED [SEED ...] [--cases=64] [--rows=LO:HI]
 """
 
 import json
@@ -22,9 +22,33 @@ from cornerturn.engine.tune import config_to_dict
 from cornerturn.problem import canonical
 
 CANDIDATES = [WordsConfig(br, bcw, 16) for br, bcw in ((128, 64), (256, 32), (256, 64), (512, 16), (512, 32))]
+# --rows=LO:HI: matrices of LO to HI rows (wide ones), and tiles that cover all their rows
+ROW_CANDIDATES = [WordsConfig(512, 16, 8), WordsConfig(512, 16, 16), WordsConfig(512, 32, 16), WordsConfig(1024, 8, 16),
+                  WordsConfig(1024, 16, 16)]
 
 
-def run_case(case) -> dict:
+def few_rows_cases(seed: int, count: int, lo: int, hi: int):
+    """`count` 1- and 2-byte matrices of lo to hi rows (log-uniform), 64-768 MiB, a quarter batched."""
+    import math
+
+    import numpy as np
+
+    from cornerturn.bench.suites import Case
+
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(count):
+        dtype = str(rng.choice(["uint8", "int8", "float8_e4m3fn", "float16", "bfloat16", "int16"]))
+        size = 1 if "8" in dtype else 2
+        nbytes = math.exp(rng.uniform(math.log(64 << 20), math.log(768 << 20)))
+        rows = int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+        batch = int(math.exp(rng.uniform(math.log(2), math.log(64)))) if rng.random() < 0.25 else 1
+        cols = int(nbytes / size / rows / batch)
+        found.append(Case((batch, rows, cols) if batch > 1 else (rows, cols), dtype))
+    return found
+
+
+def run_case(case, candidates) -> dict:
     dtype = getattr(torch, case.dtype)
     size = case.itemsize
     shape = case.shape
@@ -36,7 +60,7 @@ def run_case(case) -> dict:
     chosen = choose(problem, "cuda:0")
     stream = torch.cuda.current_stream().cuda_stream
     plans = {"plan": chosen}
-    for c in CANDIDATES:
+    for c in candidates:
         plans[c.name] = build(problem, 4, c)
     fns = {}
     for name, p in plans.items():
@@ -64,11 +88,13 @@ def main() -> None:
     opts = dict(a.lstrip("-").split("=") for a in sys.argv[2:] if a.startswith("--"))
     count = int(opts.get("cases", "64"))
     rows = []
+    few = tuple(int(v) for v in opts["rows"].split(":")) if "rows" in opts else None
+    candidates = ROW_CANDIDATES if few else CANDIDATES
     for seed in seeds:
-        for case in random_cases(seed, count, "cuda"):
+        for case in (few_rows_cases(seed, count, *few) if few else random_cases(seed, count, "cuda")):
             if case.itemsize > 2:
                 continue
-            r = run_case(case)
+            r = run_case(case, candidates)
             r["seed"] = seed
             rows.append(r)
             best = max((v, n) for n, v in r["pct"].items() if n != "plan")
@@ -79,7 +105,7 @@ def main() -> None:
     with open(path, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                    "command": "python3 scripts/warps16_probe.py " + " ".join(sys.argv[1:]),
-                   "candidates": [c.name for c in CANDIDATES], "rows": rows}, f, indent=1)
+                   "candidates": [c.name for c in candidates], "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
