@@ -74,8 +74,6 @@ def candidates(itemsize: int, out_class: str | None = None) -> list[tuple[int, o
     words kernel's ways of writing rows that start inside a word are candidates where they do)."""
     if itemsize <= 2:
         words = [(4, c) for c in words_candidates(items=out_class in (None, "odd"))]
-        if itemsize == 2:  # 2-byte tiles compile to 32-52 registers a thread: 16 warps still leave 2-4 blocks an SM
-            words += [(4, WordsConfig(br, bcw, 16)) for br, bcw in ((256, 32), (512, 16), (256, 64), (512, 32))]
         tiles = {1: ((64, 128, 4), (128, 64, 4), (64, 256, 8)), 2: ((64, 64, 4), (128, 64, 8), (32, 128, 4))}
         return words + [(itemsize, TileConfig(*t)) for t in tiles[itemsize]]
     if itemsize == 4:
