@@ -297,12 +297,12 @@ def test_eight_byte_tiles_take_every_row_where_the_rows_are_few(shape, tile, mon
     assert_bits_equal(out, reference(x))
 
 
-@pytest.mark.parametrize("shape, cols", [((3, 128, 1030), 1030), ((1100, 1027), 1027), ((2, 300, 1029), 1042),
-                                         ((2049, 1031), 1031), ((1024, 600), 600)])
+@pytest.mark.parametrize("shape, cols", [((3, 128, 1030), 1030), ((1700, 1027), 1027), ((2, 200, 1029), 1042),
+                                         ((2049, 1031), 1031), ((1600, 600), 600)])
 def test_sixteen_byte_column_walks(shape, cols, rng):
-    """16-byte matrices of 512 columns or more that do not move in the input's order take the column walks: batches,
-    rows in two and three bands of up to WALK_ROWS, columns past whole bands of 16 and of 4, rows further apart than
-    the columns (a slice), and 600 columns whose output rows are 16 KiB long; into a poisoned output."""
+    """16-byte matrices of 512 columns or more that move neither in the input's order nor in the output's take the
+    column walks: batches, rows in two and three bands of up to WALK_ROWS, columns past whole bands of 16 and of 4,
+    rows further apart than the columns (a slice), and 600 columns; into a poisoned output."""
     from cornerturn.cpu.kernels import WALK_ROWS
 
     base = random_bits((*shape[:-1], cols), np.complex128, rng)
@@ -315,9 +315,9 @@ def test_sixteen_byte_column_walks(shape, cols, rng):
 
 
 @pytest.mark.parametrize("shape, dtype, walks", [
-    ((320, 512), np.complex128, True), ((320, 511), np.complex128, False),  # the columns the walks need
-    ((300, 2048), np.complex128, False), ((300, 2049), np.complex128, True),  # rows 32 KiB apart: set aliasing
-    ((300, 4100), np.complex128, True), ((320, 700), np.float64, False),
+    ((160, 512), np.complex128, True), ((160, 511), np.complex128, False),  # the columns the walks need
+    ((200, 2048), np.complex128, False), ((200, 2049), np.complex128, True),  # rows 32 KiB apart: set aliasing
+    ((200, 4100), np.complex128, True), ((320, 700), np.float64, False),
     ((64, 1100), np.complex128, True), ((64, 1000), np.complex128, False)])  # too few elements for threads: tiles
 def test_column_walks_take_sixteen_byte_rows_apart_from_aliased_pitches(shape, dtype, walks):
     plan = choose_variant(canonical(shape, np.empty(shape, dtype).strides, np.dtype(dtype).itemsize))
@@ -326,15 +326,34 @@ def test_column_walks_take_sixteen_byte_rows_apart_from_aliased_pitches(shape, d
     assert not choose_variant(canonical(shape, reversed_rows.strides, np.dtype(dtype).itemsize)).name.startswith("walk")
 
 
-@pytest.mark.parametrize("shape, cols", [((2, 111, 301), 301), ((333, 1024), 1024), ((3, 45, 700), 710),
-                                         ((70, 1000), 1000)])
-def test_sixteen_byte_rows_in_the_input_order(shape, cols, rng):
-    """16-byte matrices of 300 to 1,024 columns move one input row a task, written down the output's columns:
-    batches, rows further apart than the columns (a slice); into a poisoned output."""
+@pytest.mark.parametrize("rows, cols, takes", [
+    (256, 1100, True), (255, 1100, False), (1536, 1100, True), (1537, 1100, False),  # the rows it takes
+    (400, 1024, False), (400, 2048, False)])  # the input's order (1,024 columns), rows 32 KiB apart (neither)
+def test_output_order_takes_sixteen_byte_matrices_of_256_to_1536_rows(rows, cols, takes):
+    plan = choose_variant(canonical((rows, cols), (cols * 16, 16), 16))
+    assert (plan.name == "output-order16-parallel") is takes, plan.name
+
+
+def test_output_order_kernel_refuses_strides_it_cannot_read_flat():
+    from cornerturn.cpu.output_order import output_order_kernel
+
+    x = np.zeros((2, 300, 40), np.complex128)
+    with pytest.raises(ValueError, match="strides"):
+        output_order_kernel(False)(x[:, ::-1], np.empty((2, 40, 300), np.complex128))
+
+
+@pytest.mark.parametrize("shape, cols, order", [
+    ((2, 111, 301), 301, "input"), ((333, 1024), 1024, "input"), ((3, 45, 700), 710, "input"),
+    ((70, 1000), 1000, "input"), ((300, 1100), 1100, "output"), ((2, 700, 1501), 1503, "output"),
+    ((3, 256, 1031), 1040, "output"), ((1536, 1027), 1027, "output")])
+def test_sixteen_byte_rows_in_the_input_or_the_output_order(shape, cols, order, rng):
+    """16-byte matrices of 300 to 1,024 columns move one input row a task, written down the output's columns; those
+    the column walks would take, of 256 to 1,536 rows, one output row at a time, read down an input column: batches,
+    rows further apart than the columns (a slice), both ends of the ranges; into a poisoned output."""
     base = random_bits((*shape[:-1], cols), np.complex128, rng)
     x = base[..., :shape[-1]]
     plan = choose_variant(canonical(x.shape, x.strides, 16))
-    assert plan.name == "input-order16-parallel", plan.name
+    assert plan.name == f"{order}-order16-parallel", plan.name
     out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
     cornerturn.transpose(x, out=out)
     assert_bits_equal(out, reference(x))

@@ -157,6 +157,23 @@ def walks(problem: Problem) -> bool:
     return problem.cols >= WALK_MIN_COLS and problem.row_stride % WALK_ALIASED_PITCH != 0
 
 
+# 16-byte matrices the column walks take (above) whose rows number OUTPUT_ORDER_ROWS move in the output's order
+# instead (cpu/output_order.py): each output row read down an input column with one strided load, one contiguous
+# part of the output a thread. Against the walks on 2-core AMD EPYC, 2026-11-28 (docs/cpu.md, "16-byte elements in
+# the output's order"; random complex128 matrices of seeds 5101, 5201 and 5202): 1.14x-1.57x on 18 of the 19 of 270
+# to 1,445 rows (0.67x on one of 813 x 20,227), 0.52x-0.77x on the 9 of 1,610 rows or more (more input rows, each on
+# a page of its own, than the TLB holds), 0.81x-1.21x on the 9 under 256 rows
+OUTPUT_ORDER_ROWS = (256, 1536)
+
+
+def in_output_order(problem: Problem) -> bool:
+    """Whether a transpose the column walks take moves in the output's order instead: OUTPUT_ORDER_ROWS rows, and
+    strides that are non-negative multiples of the element size (the kernel reads a flat view of the input)."""
+    low, high = OUTPUT_ORDER_ROWS
+    return (walks(problem) and low <= problem.rows <= high and problem.row_stride % problem.itemsize == 0
+            and all(s >= 0 and s % problem.itemsize == 0 for s in problem.batch_strides))
+
+
 # 16-byte elements with contiguous columns, INPUT_ORDER_COLS columns, and output rows not a multiple of ALIASED_PITCH
 # bytes long move in the input's order (cpu/kernels.input_order_kernel), ahead of the column walks and the element
 # tiles there. On 2-core AMD EPYC, 2026-11-28 (docs/cpu.md, "16-byte elements in the input's order"): 1.30x the plan
@@ -168,19 +185,29 @@ INPUT_ORDER_COLS = (300, 1024)
 
 
 @dataclass(frozen=True)
-class InputOrderVariant:
-    """16-byte elements moved one input row a task, in the input's order (cpu/kernels.input_order_kernel)."""
+class OrderVariant:
+    """16-byte elements moved in the input's order, one input row a task (cpu/kernels.input_order_kernel), or in the
+    output's order, one contiguous part of the output a thread (cpu/output_order.py)."""
 
+    order: str  # "input" or "output"
     parallel: bool
+
+    def __post_init__(self) -> None:
+        if self.order not in ("input", "output"):
+            raise ValueError(f"OrderVariant.order: 'input' or 'output', got {self.order!r}")
 
     @property
     def name(self) -> str:
-        return f"input-order16-{'parallel' if self.parallel else 'serial'}"
+        return f"{self.order}-order16-{'parallel' if self.parallel else 'serial'}"
 
     def kernel(self):
-        from .kernels import input_order_kernel
+        if self.order == "input":
+            from .kernels import input_order_kernel
 
-        return input_order_kernel(self.parallel)
+            return input_order_kernel(self.parallel)
+        from .output_order import output_order_kernel
+
+        return output_order_kernel(self.parallel)
 
 
 def in_input_order(problem: Problem) -> bool:
@@ -346,7 +373,7 @@ class CpuPlan:
     name: str  # "empty", "numpy-copy", "numpy" or a variant's name
     reason: str
     geometry: Geometry | None = None
-    variant: CpuVariant | SkinnyVariant | VectorVariant | WalkVariant | InputOrderVariant | None = None
+    variant: CpuVariant | SkinnyVariant | VectorVariant | WalkVariant | OrderVariant | None = None
     edge_variant: CpuVariant | None = None  # packed plans: the element kernel of the rows and columns past the blocks
 
     @functools.cached_property
@@ -393,9 +420,13 @@ def choose_variant(problem: Problem | Permutation):
                                     f"{vector.tile_from})", geometry,
                        vector)
     if parallel and in_input_order(problem):
-        rows = InputOrderVariant(parallel)
+        rows = OrderVariant("input", parallel)
         return CpuPlan(rows.name, f"{reason}; {problem.cols} columns: input rows in order, each written down the "
                                   "output's columns", geometry, rows)
+    if parallel and in_output_order(problem):
+        rows = OrderVariant("output", parallel)
+        return CpuPlan(rows.name, f"{reason}; {problem.rows} rows of {problem.cols} columns: output rows in order, "
+                                  "each read down an input column", geometry, rows)
     if parallel and walks(problem):
         walk = WalkVariant(parallel)
         return CpuPlan(walk.name, f"{reason}; {problem.cols} columns of rows {problem.row_stride} B apart: column "

@@ -1,0 +1,67 @@
+"""16-byte matrices moved in the output's order: each output row written in one contiguous run, read down one input
+column with a single strided load; the threads share the output's rows out, one contiguous part each, so each
+writes one sequential stream (the loop torch's copy runs; docs/cpu.md, "Torch's loop, found").
+
+The inner loop must stay one load instruction: the same loop unrolled by 8 ran at 0.65x (C, on this project's 2-core
+AMD EPYC), and LLVM unrolls a loop whose trip count it can compute. So the loop runs over flat views with unsigned
+offsets (no wraparound code) and steps by a 1 passed at run time, which leaves its trip count unknown to LLVM.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+from numba import prange, uint64
+
+STEP = np.uint64(1)  # the inner loop's step, passed at run time (see above)
+
+
+@numba.njit(cache=True, boundscheck=False, nogil=True)
+def _rows_down_columns(xf, of, o, s, rows, count, x_row, one):
+    """`count` output rows of `rows` elements from element o of the flat output `of`, output row k read down input
+    column s + k of the flat input `xf`, whose rows are x_row elements apart. Compiled on its own and called once a
+    part: a loop of many small tasks under prange ran at half torch's speed."""
+    for _ in range(count):
+        end = o + rows
+        i = s
+        while o < end:
+            of[o] = xf[i]
+            o += one
+            i += x_row
+        s += one
+
+
+@functools.cache
+def output_order_kernel(parallel: bool):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` whose strides are non-negative multiples of its
+    element size, columns contiguous, and a C-contiguous `out`."""
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def spread(xf, of, batch, rows, cols, x_batch, x_row, one, parts):
+        total = batch * cols  # output rows, matrix after matrix
+        for w in prange(parts):
+            k = total * w // parts
+            end = total * (w + 1) // parts
+            while k < end:
+                b = k // cols
+                j = k - b * cols
+                count = min(end - k, cols - j)
+                _rows_down_columns(xf, of, uint64(b * rows * cols + j * rows), uint64(b * x_batch + j),
+                                   uint64(rows), count, uint64(x_row), one)
+                k += count
+
+    def kernel(x: np.ndarray, out: np.ndarray) -> None:
+        batch, rows, cols = x.shape
+        size = x.itemsize
+        x_batch, x_row, x_col = (s // size for s in x.strides)
+        if x_col != 1 or any(s < 0 or s % size for s in x.strides):
+            raise ValueError(f"output_order_kernel: strides {x.strides} of {size}-byte elements")
+        x_batch = x_batch if batch > 1 else 0
+        span = (batch - 1) * x_batch + (rows - 1) * x_row + cols  # elements from the first to past the last
+        flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(size,))
+        parts = numba.get_num_threads() if parallel else 1  # read here: inside, it would keep the kernel from the cache
+        spread(flat, out.reshape(-1), batch, rows, cols, x_batch, x_row, STEP, parts)
+
+    return kernel
