@@ -550,12 +550,14 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     unit = permute.element_bytes(p) // word
     default = permute.build(p, word).config
     assert isinstance(default, permute.RunsConfig) == (permute.element_bytes(p) >= permute.RUN_MIN)
-    # blocks of several units, of one, and smaller than a unit (a unit in pieces)
-    configs = [c for c in (default, permute.RunsConfig(16, 1), permute.RunsConfig(64, 2))
+    # blocks of several units, of one, and smaller than a unit (a unit in pieces); units spanning the next axes
+    configs = [c for c in (default, permute.RunsConfig(16, 1), permute.RunsConfig(64, 2),
+                           permute.RunsConfig(64, 2, span=True), permute.RunsConfig(256, 4, span=True))
                if isinstance(c, permute.RunsConfig)]
     for config in configs:
         assert_bits_equal(run_engine(x, axes, config), want)
     assert_bits_equal(run_engine(x, axes, configs[-1], wide=True), want)
+    assert_bits_equal(run_engine(x, axes, permute.RunsConfig(64, 2), wide=True), want)
     pieces = permute.build(p, word, permute.RunsConfig(16, 1)).pieces[0][2].constexprs["CHUNKS"]
     assert pieces == -(-unit // 16)
 

@@ -80,17 +80,20 @@ class PermuteConfig:
 
 @dataclass(frozen=True)
 class RunsConfig:
-    """A permute_runs launch: programs of `block` words (whole units, or a piece of a longer one), num_warps warps."""
+    """A permute_runs launch: programs of `block` words (whole units, or a piece of a longer one), num_warps warps.
+    With `span`, a program's units are consecutive in the output whichever axes they lie on (each unit's start
+    computed once, from its index), rather than along the output's next axis only."""
 
     block: int
     num_warps: int = 8
+    span: bool = False
 
     def __post_init__(self) -> None:
         check_tile(self, "block", low=16, high=8 * MAX_BLOCK)
 
     @property
     def name(self) -> str:
-        return f"runs{self.block}-w{self.num_warps}"
+        return f"runs{self.block}-w{self.num_warps}" + ("-span" if self.span else "")
 
 
 @dataclass(frozen=True)
@@ -516,19 +519,38 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
     return Launch(permute_tiles, programs, ints, constexprs, config.num_warps, sides.word)
 
 
+def runs_filled(one: Axis, unit: int, block: int) -> float:
+    """The share of a permute_runs program's whole units that hold units, where its units lie along axis `one`
+    only (block // unit a program; a unit longer than the block: 1)."""
+    runs = block // unit
+    if runs <= 1:
+        return 1.0
+    return one.extent / (math.ceil(one.extent / runs) * runs)
+
+
 def _runs_launch(one: Axis, unit: int, rest: tuple[Axis, ...], config: RunsConfig, word: int) -> Launch:
     """permute_runs over units of `unit` words of `word` bytes along axis `one`, the rest axes innermost first."""
     from .permute_kernel import permute_runs
 
     chunks = math.ceil(unit / config.block)
-    tiles_1 = math.ceil(one.extent / (config.block // unit)) if chunks == 1 else one.extent * chunks
-    programs = math.prod(axis.extent for axis in rest) * tiles_1
+    span = config.span and chunks == 1
+    units = one.extent * math.prod(axis.extent for axis in rest)
+    runs = config.block // unit
+    if span:
+        count = units
+        programs = math.ceil(units / runs)
+    else:
+        count = math.ceil(one.extent / runs) if chunks == 1 else one.extent * chunks  # tiles along axis one
+        programs = math.prod(axis.extent for axis in rest) * count
     reach = sum((axis.extent - 1) * max(abs(axis.in_stride), axis.out_stride) for axis in (one, *rest)) + unit
     wide = reach + config.block >= engine_plan.WIDE_FROM or programs >= engine_plan.WIDE_FROM
-    ints = (one.extent, one.in_stride, tiles_1, *_pad([x.extent for x in rest[:-1]], 3),
-            *_pad([x.in_stride for x in rest], 4))
+    magic = span and WORDS_MULTIPLY and not wide and units + _pow2_at_least(runs) < 2**31  # 31-bit unit indices
+    ints = (one.extent, one.in_stride, count, *_pad([x.extent for x in rest[:-1]], 3),
+            *_pad([x.in_stride for x in rest], 4),
+            *(_lane_multipliers(one.extent, [x.extent for x in rest]) if magic else [0] * 8))
     constexprs = {"NR": len(rest), "UNIT": unit, "BLOCK": config.block, "CHUNKS": chunks,
-                  "ALIGN": alignment(one.in_stride, *(x.in_stride for x in rest)), "WIDE": wide}
+                  "ALIGN": alignment(one.in_stride, *(x.in_stride for x in rest)), "WIDE": wide, "SPAN": span,
+                  "RUNS_P2": _pow2_at_least(max(runs, 1)), "MAGIC": magic}
     return Launch(permute_runs, programs, ints, constexprs, config.num_warps, word)
 
 

@@ -19,8 +19,10 @@ divide); runs of neighbours that the loads widen over keep the division, whose r
 
 permute_runs: a unit contiguous on both sides (UNIT words) moved whole, RUNS = BLOCK // UNIT units a program, the
 units along the output's next axis: the store is one contiguous span of the output, the load RUNS spans of the
-input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT. A unit
-longer than BLOCK is moved in pieces of BLOCK words, a plain copy of contiguous spans.
+input one stride apart. Lanes are the program's words in order, none idle but the last BLOCK - RUNS x UNIT, and
+those past the axis's end: where that axis is short (4 units of 128 bytes in programs of 64), SPAN lets a program's
+units run on over the next axes, each unit's start computed once and gathered. A unit longer than BLOCK is moved in
+pieces of BLOCK words, a plain copy of contiguous spans.
 
 permute_runs_words: units contiguous on both sides whose bytes no wide word divides (47-byte units, say), moved as
 32-bit words: a program's RUNS units, consecutive in the output whichever axes they lie on, are one contiguous span
@@ -194,34 +196,49 @@ def _side_offsets(idx, base, e0, e1, s0, s1, s2, N: tl.constexpr, CONTIG: tl.con
 
 
 @triton.jit
-def permute_runs(x_ptr, out_ptr, e1, s1, tiles_1, er0, er1, er2, ir0, ir1, ir2, ir3,
-                 NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, CHUNKS: tl.constexpr,
-                 ALIGN: tl.constexpr, WIDE: tl.constexpr):
+def permute_runs(x_ptr, out_ptr, e1, s1, count, er0, er1, er2, ir0, ir1, ir2, ir3, m1, h1, mr0, hr0, mr1, hr1, mr2,
+                 hr2, NR: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr, CHUNKS: tl.constexpr,
+                 ALIGN: tl.constexpr, WIDE: tl.constexpr, SPAN: tl.constexpr = False, RUNS_P2: tl.constexpr = 1,
+                 MAGIC: tl.constexpr = False):
     """Units of UNIT words along axis 1 (extent e1, input stride s1) of index r of the rest axes (NR of them,
     innermost first, output order), whose output is C-contiguous. CHUNKS == 1: program (r, t) moves units t RUNS
-    onwards; otherwise unit t // CHUNKS in pieces of BLOCK words, contiguous on both sides, its start in the input
-    a multiple of ALIGN words."""
+    onwards (`count` such t along axis 1); with SPAN, program p moves units p RUNS onwards in the output's order,
+    whichever axes they lie on (`count` units in all; each unit's start computed once on RUNS_P2 lanes and
+    gathered; with MAGIC the digits by multiplying: (m1, h1) of e1 and (mr*, hr*) of the rest's, divisor_magic).
+    Otherwise unit t // CHUNKS in pieces of BLOCK words, contiguous on both sides, its start in the input a
+    multiple of ALIGN words."""
     pid = tl.program_id(0)
     if WIDE:  # 64-bit offsets: more than 2**31 words in the input or the output
         pid = pid.to(tl.int64)
-    t = pid % tiles_1
-    r = pid // tiles_1
-    base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
     f = tl.arange(0, BLOCK)
-    if CHUNKS == 1:
-        RUNS: tl.constexpr = BLOCK // UNIT
-        first = t * RUNS
+    RUNS: tl.constexpr = BLOCK // UNIT
+    if SPAN:
+        u = pid * RUNS + tl.arange(0, RUNS_P2)  # the program's units, in the output's order
+        r = _quotient(u, m1, h1) if MAGIC else u // e1
+        at = (u - r * e1) * s1 + _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR, mr0, hr0, mr1, hr1, mr2,
+                                               hr2, MAGIC)  # where each starts
         j = f // UNIT
         w = f - j * UNIT
-        mask = (j < RUNS) & (first + j < e1)
-        src = base + (first + j) * s1 + w
-        dst = (r * e1 + first) * UNIT + f
+        mask = (j < RUNS) & (pid * RUNS + j < count)
+        src = tl.gather(at, tl.minimum(j, RUNS_P2 - 1), 0) + w
+        dst = pid * RUNS * UNIT + f
     else:
-        c = t // CHUNKS
-        w = (t - c * CHUNKS) * BLOCK + f
-        mask = w < UNIT
-        src = tl.multiple_of(base + c * s1, ALIGN) + w
-        dst = (r * e1 + c) * UNIT + w
+        t = pid % count
+        r = pid // count
+        base = _rest_offsets(r, er0, er1, er2, ir0, ir1, ir2, ir3, NR)
+        if CHUNKS == 1:
+            first = t * RUNS
+            j = f // UNIT
+            w = f - j * UNIT
+            mask = (j < RUNS) & (first + j < e1)
+            src = base + (first + j) * s1 + w
+            dst = (r * e1 + first) * UNIT + f
+        else:
+            c = t // CHUNKS
+            w = (t - c * CHUNKS) * BLOCK + f
+            mask = w < UNIT
+            src = tl.multiple_of(base + c * s1, ALIGN) + w
+            dst = (r * e1 + c) * UNIT + w
     tl.store(out_ptr + dst, tl.load(x_ptr + src, mask=mask), mask=mask)
 
 
