@@ -3,7 +3,9 @@ plan (units along the output's next axis only), on the random permutations of th
 planner moves in permute_runs with whole units a program, and on named cases; every plan checked bit for bit against
 torch's permute, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/runs_span_probe.py OUT.json SEEDS DRAWS [CASE ...]     (SEEDS: 7201,7202)
+    python3 scripts/runs_span_probe.py OUT.json SEEDS DRAWS [CASE ...] [--filled-below=F]     (SEEDS: 7201,7202)
+
+With --filled-below, only the permutations whose programs' units fill under F of them (permute.runs_filled).
 """
 
 import json
@@ -35,8 +37,8 @@ def runs_plan(case):
 
 def run_case(case, perm, plan) -> dict:
     dtype = getattr(torch, case.dtype)
-    count = case.nbytes // 4
-    x = torch.randint(-2**31, 2**31 - 1, (count,), dtype=torch.int32, device="cuda").view(dtype).view(case.shape)
+    words = torch.randint(-2**31, 2**31 - 1, ((case.nbytes + 3) // 4,), dtype=torch.int32, device="cuda")
+    x = words.view(torch.uint8)[: case.nbytes].view(dtype).view(case.shape)
     want = x.permute(case.axes).contiguous()
     out = torch.empty_like(want)
     axes = permute.word_axes(perm, plan.word)
@@ -68,13 +70,17 @@ def run_case(case, perm, plan) -> dict:
 
 def main() -> None:
     path, seeds, draws = sys.argv[1], [int(s) for s in sys.argv[2].split(",")], int(sys.argv[3])
-    cases = [parse_case(text) for text in sys.argv[4:]]
+    below = float(next((a.split("=")[1] for a in sys.argv[4:] if a.startswith("--filled-below=")), "2"))
+    cases = [parse_case(text) for text in sys.argv[4:] if not text.startswith("--")]
     for seed in seeds:
         cases += list(random_permutations(seed, draws, "cuda"))
     rows = []
     for case in cases:
         perm, plan = runs_plan(case)
         if plan is None:
+            continue
+        axes = permute.word_axes(perm, plan.word)
+        if permute.runs_filled(axes[-2], axes[-1].extent, plan.config.block) >= below:
             continue
         r = run_case(case, perm, plan)
         rows.append(r)
