@@ -196,8 +196,9 @@ rectangular.SMALL_BYTES = 16 << 20
 # general permutations: tiles (2-byte loads widened; every candidate autotune measures, packed ones too), bytes in
 # words (permute_words: output in words and element by element, rows at words and funnel-shifted, B cut or in
 # segments), units contiguous on both sides moved whole (permute_runs) with the planner's block, with blocks of one
-# or a few units or of pieces of one, and with 64-bit offsets, units in shifted words (permute_runs_words), and
-# output rows interleaved (permute_interleave); strided, reversed, and one element past a whole word
+# or a few units or of pieces of one, with units running on over the next axes, and with 64-bit offsets, units in
+# shifted words (permute_runs_words), and output rows interleaved (permute_interleave); strided, reversed, and one
+# element past a whole word
 from cornerturn.engine import permute as engine_permute  # noqa: E402
 from cornerturn.problem import Permutation, canonical_permutation  # noqa: E402
 
@@ -291,6 +292,8 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
         for config, wide in ((engine_permute.RunsConfig(16, 1), False),  # a unit of more words in pieces
                              (engine_permute.RunsConfig(max(16, 1 << (unit - 1).bit_length()), 1), False),
                              (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2), False),
+                             (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2, span=True), False),
+                             (engine_permute.RunsConfig(max(64, 4 << (unit - 1).bit_length()), 2, span=True), True),
                              (engine_permute.RUNS_CONFIG, True)):
             if wrong_plan(perm, word, config, wide, full, want):
                 bad += 1

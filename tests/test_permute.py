@@ -4,6 +4,7 @@ four), the CPU engine on random ranks, sizes, strides and permutations (hypothes
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -536,7 +537,24 @@ RUNS_CASES = [  # (shape, axes, dtype, steps): a unit contiguous on both sides m
     ((4, 5, 2, 9), (2, 0, 1, 3), np.int16, (1, 1, 1, 1)),
     ((5, 6, 40), (1, 0, 2), np.float32, (1, -1, 1)),  # 160 B: runs by default
     ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 B: 65 words of 2
+    ((3, 4, 5, 6, 8), (3, 0, 2, 1, 4), np.complex128, (1, 1, -1, 1, 1)),  # units running on over the next axes
 ]
+
+
+def test_runs_run_on_over_the_next_axes_where_they_would_fill_under_a_fifth_of_a_program():
+    """4 units of 128 bytes along the output's next axis fill 4 of the 64 a program holds (0.06): they run on over
+    the next axes; 26 units of 1,760 bytes, 4 a program, fill 26 of 28 (0.93): they stay along the axis."""
+    from cornerturn.engine import permute
+
+    spans = canon((30, 18, 14, 4, 9, 8), (4, 0, 2, 1, 3, 5), 16)
+    stays = canon((50, 26, 22, 9, 110), (0, 2, 3, 1, 4), 16)
+    for perm, filled, span in ((spans, 4 / 64, True), (stays, 26 / 28, False)):
+        axes = permute.word_axes(perm, 8)
+        assert permute.runs_filled(axes[-2], axes[-1].extent, permute.RUN_BLOCK) == pytest.approx(filled)
+        plan = permute.build(perm, 8)
+        assert plan.config.span is span and plan.pieces[0][2].constexprs["SPAN"] is span, plan.reason
+        assert (permute.RUNS_CONFIG.block, 8, dataclasses.replace(plan.config, span=not span)) in [
+            (c.block, w, c) for w, c in permute.candidates(perm) if isinstance(c, permute.RunsConfig)]
 
 
 @pytest.mark.parametrize("shape, axes, dtype, steps", RUNS_CASES, ids=str)
@@ -873,9 +891,9 @@ def test_runs_plans_by_hand():
         p = canon(shape, axes, itemsize)
         return permute.build(p, permute.natural_word(p))
 
-    def launch_of(shape, axes, itemsize):
+    def launch_of(shape, axes, itemsize, span=False):
         plan = plan_of(shape, axes, itemsize)
-        assert plan.config == permute.RunsConfig(1024, 4)
+        assert plan.config == permute.RunsConfig(1024, 4, span)
         launch = plan.pieces[0][2]
         return launch.constexprs["UNIT"], launch.constexprs["CHUNKS"], launch.programs
 
@@ -885,7 +903,8 @@ def test_runs_plans_by_hand():
     assert launch_of((9, 5, 2048), (1, 0, 2), 4) == (1024, 1, 5 * 9)  # 8 KiB: one unit a program
     assert launch_of((9, 5, 1025), (1, 0, 2), 4) == (1025, 2, 5 * 9 * 2)  # 4100 B: a unit in two pieces
     assert launch_of((3, 4, 50000), (1, 0, 2), 1) == (6250, 7, 4 * 3 * 7)  # 50,000 B: 6,250 words of 8, 7 pieces
-    assert launch_of((4, 5, 32), (1, 0, 2), 4) == (16, 1, 5 * 1)  # 128 B: 16 words of 8
+    assert launch_of((4, 5, 32), (1, 0, 2), 4, span=True) == (16, 1, 1)  # 128 B: 16 words of 8; 4 along the axis,
+    assert launch_of((64, 5, 32), (1, 0, 2), 4) == (16, 1, 5 * 1)  # 4 of 64 a program: all 20 in one; 64 fill one
     assert isinstance(plan_of((4, 5, 31), (1, 0, 2), 4).config, permute.PermuteConfig)  # 124 B: tiles
     pieces = permute.build(canon((4, 5, 100), (1, 0, 2), 8), 8, permute.RunsConfig(64)).pieces
     assert pieces[0][2].programs == 5 * 4 * 2  # 20 units of 100 words, two pieces of 64 words each

@@ -158,6 +158,12 @@ def has_unit(perm: Permutation, word: int) -> bool:
 # piece of a longer unit. Blocks of 2,048 and 4,096 words measured level with it in geometric mean, and those of 1-
 # and 2-byte words fell to 30-46% on three cases (H100, 2026-11-25, docs/permute.md).
 RUNS_CONFIG = RunsConfig(RUN_BLOCK, 4)
+# Where a program's units along the output's next axis would fill under SPAN_BELOW of it (runs_filled), they run on
+# over the next axes (RunsConfig.span). On the H200 (2026-11-28, docs/permute.md, "Units that run on over the next
+# axes"): 1.03x-2.27x the plan before on the 12 random permutations under 0.2 of seeds 7201-7220 and named ones, level
+# or behind from 0.22 up (0.92x-1.02x); on the fresh seeds 7221-7240, 1.10x-2.88x on the 9 under 0.2 (1.46x in
+# geometric mean; torch ahead on 5 of them before, on 1 after, by 0.3%), 0.98x on the 30 from 0.2 to 0.6 it leaves
+SPAN_BELOW = 0.2
 
 
 @dataclass(frozen=True)
@@ -561,11 +567,14 @@ def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason:
     axes = word_axes(perm, word)  # outermost first, the unit's words last
     unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
     if config is None:
-        config = RUNS_CONFIG
+        filled = runs_filled(one, unit, RUNS_CONFIG.block)
+        config = dataclasses.replace(RUNS_CONFIG, span=filled < SPAN_BELOW)
         share = (f"{config.block // unit} a program" if config.block >= unit
                  else f"in pieces of {config.block} words")
+        where = (f"running on over the next axes (along an axis of {one.extent} they would fill {filled:.0%} of "
+                 "each program)" if config.span else f"along an axis of {one.extent}")
         reason = reason or (f"general permutation: units of {unit} words of {word} B contiguous on both sides, "
-                            f"{share} along an axis of {one.extent}, {len(rest)} more axes")
+                            f"{share} {where}, {len(rest)} more axes")
     plan = EnginePlan(perm, config, word, reason or "given")
     inner, outer = rest[:REST_IN_LAUNCH], rest[REST_IN_LAUNCH:]
     if outer and math.prod(x.extent for x in inner) * one.extent * unit >= 2**31:
@@ -679,10 +688,13 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
     the planner's 128 on 4 by 3-19% on 8 of the 80 cases of its probe, behind on most (2026-11-27, docs/permute.md).
     Where the planner's permute_words tile writes its output element by element, that tile on ITEMS_WARPS warps.
     Where the planner's 1-byte element tiles move 16-byte vectors with B one run of the input, VECTOR_TILES too.
+    Where the planner moves whole units a program in permute_runs, the same with `span` the other way.
     """
     natural = natural_word(perm)
     planned = build(perm, natural)
     out = [(natural, planned.config)]
+    if isinstance(planned.config, RunsConfig) and planned.pieces[0][2].constexprs["CHUNKS"] == 1:
+        out.append((natural, dataclasses.replace(planned.config, span=not planned.config.span)))
     if isinstance(planned.config, PermuteWordsConfig) and planned.pieces[0][2].constexprs["OUT"] == 2 and \
             planned.config.num_warps != ITEMS_WARPS:
         out.append((4, dataclasses.replace(planned.config, num_warps=ITEMS_WARPS)))
