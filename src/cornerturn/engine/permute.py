@@ -160,9 +160,10 @@ def has_unit(perm: Permutation, word: int) -> bool:
 RUNS_CONFIG = RunsConfig(RUN_BLOCK, 4)
 # Where a program's units along the output's next axis would fill under SPAN_BELOW of it (runs_filled), they run on
 # over the next axes (RunsConfig.span). On the H200 (2026-11-28, docs/permute.md, "Units that run on over the next
-# axes"): 1.03x-2.27x the plan before on the 12 random permutations under 0.2 of seeds 7201-7220 and named ones, level
-# or behind from 0.22 up (0.92x-1.02x); on the fresh seeds 7221-7240, 1.10x-2.88x on the 9 under 0.2 (1.46x in
-# geometric mean; torch ahead on 5 of them before, on 1 after, by 0.3%), 0.98x on the 30 from 0.2 to 0.6 it leaves
+# axes"): 1.03x-2.27x the plan before on the 12 random and named permutations under 0.2 of seeds 7201-7220 (1.30x in
+# geometric mean), 0.89x-1.02x on the 23 from 0.2 to 0.6 (0.98x), 0.90x-1.05x on the 38 above (1.00x); on the fresh
+# seeds 7221-7240, 1.10x-2.88x on the 9 under 0.2 (1.46x; torch ahead on 5 of them before, on 1 after, by 0.3%), 0.98x
+# on the 30 from 0.2 to 0.6 it leaves
 SPAN_BELOW = 0.2
 
 
