@@ -527,8 +527,8 @@ def _launch(sides: Sides, config: PermuteConfig, rest: tuple[Axis, ...]) -> Laun
 
 
 def runs_filled(one: Axis, unit: int, block: int) -> float:
-    """The share of a permute_runs program's whole units that hold units, where its units lie along axis `one`
-    only (block // unit a program; a unit longer than the block: 1)."""
+    """How full permute_runs programs are where a program's units lie along axis `one` only: the units there over
+    the room the programs have for them (block // unit each; 1 where a unit takes the whole block or more)."""
     runs = block // unit
     if runs <= 1:
         return 1.0
