@@ -267,6 +267,23 @@ def test_unaligned_tiles_take_the_longer_base(dtype, cases, ragged, rng):
     assert_bits_equal(run_engine(x, (2, 1, 0)), reference(x, (2, 1, 0)))
 
 
+def test_sixteen_byte_elements_take_the_wider_base(rng):
+    """16-byte elements in general tiles of 8-byte words take the 64 x 64-word base whatever their alignment; 8-byte
+    elements whose tiles move vectors keep 32 x 64; the plan rebuilt from its config is the same plan; bit-exact."""
+    from cornerturn.engine import permute
+
+    perm = canon((12, 71, 17, 49, 24), (1, 2, 0, 4, 3), 16)
+    plan = permute.build(perm, 8)
+    assert plan.name == "permute64x64-w8" and "16-byte elements" in plan.reason, (plan.name, plan.reason)
+    again = permute.build(perm, 8, plan.config).pieces[0][2]
+    assert (again.constexprs, again.ints) == (plan.pieces[0][2].constexprs, plan.pieces[0][2].ints)
+    assert permute.build(canon((66, 3, 34), (2, 1, 0), 8), 8).name == "permute32x64-w8"
+    x = random_bits((3, 5, 7, 9), np.complex128, rng)
+    small = permute.build(canonical_permutation(x.shape, x.strides, 16, (2, 0, 3, 1)), 8)
+    assert "16-byte elements" in small.reason and small.config.block_a == 16  # narrowed to a side of 10 words
+    assert_bits_equal(run_engine(x, (2, 0, 3, 1)), reference(x, (2, 0, 3, 1)))
+
+
 LOADS_CASES = [  # (shape, axes, steps, widened): 2-byte general tiles whose loads the planner widens, or not
     ((6, 9, 8, 16), (1, 3, 0, 2), None, True),  # sides of two axes each
     ((3, 4, 5, 6, 8), (4, 2, 0, 3, 1), (1, -1, 1, 1, 1), True),  # a reversed axis, three axes on side A

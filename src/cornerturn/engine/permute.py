@@ -416,6 +416,12 @@ TILES = {1: (64, 128, 8), 2: (256, 32, 4)}
 # seeds 2934-2938, 1.057x over the 57 cases it changes (0.89x-1.19x, one behind by more than 5%). 2026-11-28,
 # docs/permute.md ("Longer tiles for unaligned 4-byte words", "Wider tiles for unaligned 8-byte words").
 UNALIGNED_TILES = {4: (128, 32, 0), 8: (64, 64, 0)}
+# 16-byte elements (two 8-byte words each) take UNALIGNED_TILES' 8-byte base whatever their alignment: on the H200
+# (2026-11-28, docs/permute.md, "Wider tiles for 16-byte elements") 1.032x over the 50 random complex128 permutations
+# of seeds 7301-7303 and two named ones that it changes (0.97x-1.20x, none behind by more than 5%; torch ahead on 6
+# before, 1 after), and on the fresh seeds 7304-7306 1.020x over 53 (0.95x-1.20x, one behind by 5.4%), the cases'
+# minimum from 70% to 83% of the copy
+WIDE_BASE_ITEMSIZES = (16,)
 
 
 def tile_base(word: int) -> tuple[int, int, int]:
@@ -746,12 +752,14 @@ def build(perm: Permutation, word: int,
         config = heuristic(sides)
         launch = _launch(sides, config, inner)
         unaligned = word in UNALIGNED_TILES and not _in_vectors(launch)
-        if unaligned:
+        wide_elements = word in UNALIGNED_TILES and perm.itemsize in WIDE_BASE_ITEMSIZES
+        if unaligned or wide_elements:
             config = heuristic(sides, UNALIGNED_TILES[word])
             launch = _launch(sides, config, inner)
+        why = (", accesses narrower than 16-byte vectors: the longer tile" if unaligned else
+               f", {perm.itemsize}-byte elements: the longer tile" if wide_elements else "")
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
-                            f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes"
-                            + (", accesses narrower than 16-byte vectors: the longer tile" if unaligned else ""))
+                            f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes" + why)
     plan = EnginePlan(perm, config, word, reason or "given")
     if launch is None:
         launch = _launch(sides, config, inner)
