@@ -3,9 +3,10 @@ table reach (2-byte rows or columns of 29-255, byte matrices of 32-255 rows or 6
 against every candidate autotuning knows, in words and in elements, and the table's class choice; interleaved
 CUDA-event timing with the copy of the same bytes, bit-exact first.
 
-    python scripts/mid_side_probe.py SEED CASES OUT.json [--named] [--rows-short] [--plans=current,heuristic,NAME...]
+    python scripts/mid_side_probe.py SEED CASES OUT.json [--named] [--rows-short | --rows4] [--plans=NAME,...]
 
---rows-short draws only matrices of few rows (the short side first); --plans times only the plans named (the
+--rows-short draws only matrices of few rows (the short side first), --rows4 only byte matrices of 32-191 rows, a
+multiple of 4; --plans times only the plans named (the
 current plan, the heuristic's words tile, the table's choice, or candidates by name, e.g. tiles128x64-w4).
 """
 
@@ -29,16 +30,18 @@ from cornerturn.problem import canonical
 
 NAMED = [(1, 1, 129, 1092432), (2, 1, 169, 361438), (2, 1, 1272403, 88)]  # folded from the permute suites
 ONLY = next((a.split("=")[1].split(",") for a in sys.argv if a.startswith("--plans=")), None)
-ROWS_SHORT = "--rows-short" in sys.argv
+ROWS4 = "--rows4" in sys.argv  # byte matrices of 32 to 191 rows, a multiple of 4 (output rows at whole words)
+ROWS_SHORT = "--rows-short" in sys.argv or ROWS4
 
 
 def draw(rng):
-    size = int(rng.choice([1, 2]))
+    size = 1 if ROWS4 else int(rng.choice([1, 2]))
     total = math.exp(rng.uniform(math.log(32 << 20), math.log(512 << 20))) / size
     batch = int(math.exp(rng.uniform(math.log(2), math.log(64)))) if rng.random() < 0.25 else 1
     if size == 2 or ROWS_SHORT or rng.random() < 0.5:
         low = 29 if size == 2 else 32
-        short = int(math.exp(rng.uniform(math.log(low), math.log(256))))
+        short = int(math.exp(rng.uniform(math.log(low), math.log(192 if ROWS4 else 256))))
+        short = short // 4 * 4 if ROWS4 else short
         long = int(total / batch / short)
         few_rows = size == 1 or ROWS_SHORT or rng.random() < 0.5
         return (size, batch, short, long) if few_rows else (size, batch, long, short)
