@@ -13,6 +13,7 @@ pytest.importorskip("triton")
 
 from cornerturn.engine import plan as engine_plan  # noqa: E402
 from cornerturn.engine.configs import (  # noqa: E402
+    HALF_TILES_MIN_ROWS,
     INTERLEAVE_MAX_HALF_ROWS,
     JOINED_MAX_ROWS,
     JOINED_MIN_ROWS,
@@ -542,13 +543,25 @@ def _matrix(shape, size):
     ((3, 13, 300007), 2, InterleaveConfig, 4),
     ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
     ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
-    ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4)])
+    ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4),
+    ((HALF_TILES_MIN_ROWS, 300007), 2, TileConfig, 2), ((3, 169, 300007), 2, TileConfig, 2)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
     rule = skinny(_matrix(shape, size))
     assert rule is not None and isinstance(rule[1], kind) and rule[0] == word and rule[2].startswith("skinny")
     assert skinny(_matrix(shape, size), 3 - word % 3) is None  # a word fixed to another one: no rule
     if JOINED_MIN_ROWS <= shape[-2] < JOINED_MAX_ROWS and size == 1:  # byte output rows of 32-191 bytes: joined
         assert rule[1].out == "joined" and rule[1].name.endswith("-joined")
+
+
+@pytest.mark.parametrize("rows, tile", [(HALF_TILES_MIN_ROWS, (64, 128, 4)), (64, (64, 128, 4)), (65, (128, 64, 4)),
+                                        (128, (128, 64, 4)), (129, (256, 64, 8)), (255, (256, 64, 8))])
+def test_skinny_rule_of_2_byte_matrices_of_32_to_255_rows(rows, tile):
+    """2-byte elements in HALF_TILES_MIN_ROWS to 255 rows: element tiles of 64, 128 or 256 rows (every row, rounded
+    up to a power of two) by HALF_ROW_TILES' columns and warps, in a batch too."""
+    for shape in ((rows, 300007), (3, rows, 300007)):
+        word, config, reason = skinny(_matrix(shape, 2))
+        assert (word, (config.block_r, config.block_c, config.num_warps)) == (2, tile) and "2-byte" in reason
+    assert skinny(_matrix((rows, 300007), 2))[1] == TileConfig(*tile)
 
 
 @pytest.mark.parametrize("rows, block_cw", [(2, 512), (3, 512), (5, 128), (SHIFTED_LONG_FROM_ROWS - 1, 128),
@@ -568,18 +581,21 @@ def test_skinny_rule_of_outputs_shifted_into_place(rows, block_cw):
 
 @pytest.mark.parametrize("shape, size", [((300, 1000000), 1), ((100, 5000), 1), ((7, 300007), 4),
                                          ((192, 7287077), 1), ((300007, 40), 2), ((9, 100003), 16),
-                                         ((INTERLEAVE_MAX_HALF_ROWS + 2, 300007), 2)])
+                                         ((INTERLEAVE_MAX_HALF_ROWS + 2, 300007), 2), ((JOINED_MIN_ROWS, 7287077), 1),
+                                         ((3, 164, 700001), 1)])
 def test_skinny_rules_leave_the_rest(shape, size):
-    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 192 to 255 bytes, 2-byte
-    rows over 16 bytes, 16-byte elements with both sides over 8, an even number of 2-byte rows over
-    INTERLEAVE_MAX_HALF_ROWS: the heuristic's plan."""
+    """Both sides 256 or more (the table's), 1 MiB or less, 4-byte elements, byte rows of 192 to 255 bytes, byte
+    matrices of 32-191 rows that are a multiple of 4 (output rows at whole words), 2-byte rows over 16 bytes, 16-byte
+    elements with both sides over 8, an even number of 2-byte rows from INTERLEAVE_MAX_HALF_ROWS to
+    HALF_TILES_MIN_ROWS: the heuristic's plan."""
     assert skinny(_matrix(shape, size)) is None
 
 
 def test_skinny_rules_plans_hold_on_the_interpreter(rng):
     """Each rule's configuration on a small matrix of its shape, bit-exact (the rules themselves start at 1 MiB)."""
     for shape, dtype in (((3, 2001), np.uint8), ((5, 1001), np.float16), ((4001, 3), np.uint8), ((901, 7), np.float16),
-                         ((3, 301), np.complex128), ((301, 7), np.complex128), ((37, 301), np.uint8)):
+                         ((3, 301), np.complex128), ((301, 7), np.complex128), ((37, 301), np.uint8),
+                         ((37, 301), np.float16), ((2, 90, 301), np.float16)):
         base, x = make(shape, dtype, rng)
         big = tuple(s * 1000 if s > 100 else s for s in shape)
         word, config, _ = skinny(_matrix(big, x.itemsize))

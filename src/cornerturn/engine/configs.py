@@ -315,6 +315,12 @@ def heuristic(problem: Problem, word: int | None = None) -> TileConfig | CopyCon
 # 1.13x (21); 2026-11-27, docs/engine.md, "Skinny matrices"
 JOINED_MIN_ROWS = 32
 JOINED_MAX_ROWS = 192
+# 2-byte matrices of HALF_TILES_MIN_ROWS to 255 rows: element tiles of every row (in tiles of 64, 128 or 256 rows) by
+# 128, 64 or 64 columns, against the heuristic's words tile of 64 or 128 rows x 32 words written element by element:
+# 1.14x in geometric mean over 25 matrices of 36-245 rows (0.97x-1.33x; NVIDIA H200, 2026-11-28, docs/engine.md,
+# "Skinny matrices")
+HALF_TILES_MIN_ROWS = 32
+HALF_ROW_TILES = {64: (128, 4), 128: (64, 4), 256: (64, 8)}  # rows of the tile: (columns, warps)
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
 # 16-byte elements with a side of at most this many: element tiles of 8 KiB instead of the pairs kernel's 32 x 64.
 # Sides of 2-8 on fresh seeds: 1.35x-4.08x in geometric mean by group on an H200 and an H100, none behind by more than
@@ -332,15 +338,19 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     (interleave_ok; in batches whose outputs start inside words too, their words shifted into place, but for 2-byte
     ones of SHIFTED_LONG_FROM_ROWS rows or more), transpose_interleave (512 words of each row a program up to 4 rows,
     128 beyond, 256 for shifted byte outputs of SHIFTED_LONG_FROM_ROWS rows or more); other 2-byte elements in an odd
-    number of rows up to 31, element tiles of every row x 8192 / rows; other byte matrices of up to 8 rows, element
-    tiles; byte matrices of JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, words tiles of 64 rows with
-    output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte elements), the words kernel
-    with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted into place.
+    number of rows up to 31, element tiles of every row x 8192 / rows; 2-byte elements in HALF_TILES_MIN_ROWS rows or
+    more, element tiles of HALF_ROW_TILES; other byte matrices of up to 8 rows, element tiles; byte matrices of
+    JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, not a multiple of 4 (output rows that start inside words), words
+    tiles of 64 rows with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
+    elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
+    into place.
     (transpose_narrow, once the rule for output rows of 2 to 8 bytes, is left to autotuning: every such matrix
     that it takes is interleaved.)
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
     fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
-    on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices"."""
+    on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices". The
+    2-byte tiles of 32-255 rows and the byte rows that are a multiple of 4 left to the heuristic came later (2026-11-28,
+    1.11x each on a fresh seed)."""
     if problem.kind != "transpose" or problem.elements * problem.itemsize <= SMALL_BYTES:
         return None
     size, rows, cols = problem.itemsize, problem.rows, problem.cols
@@ -364,7 +374,10 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif size == 1 and rows <= 8:
             found = size, TileConfig(span, MAX_BLOCK, 8), f"output rows of {rows} bytes"
-        elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS:
+        elif size == 2 and rows >= HALF_TILES_MIN_ROWS:
+            block_r = min(256, max(64, span))
+            found = size, TileConfig(block_r, *HALF_ROW_TILES[block_r]), f"{rows} rows of 2-byte elements"
+        elif size == 1 and JOINED_MIN_ROWS <= rows < JOINED_MAX_ROWS and rows % 4:
             found = 4, WordsConfig(64, 32, 4, "joined"), f"output rows of {rows} bytes, joined into whole words"
     else:
         words = _pow2_at_least(-(-cols // (4 // size)))
