@@ -3,11 +3,13 @@ table reach (2-byte rows or columns of 29-255, byte matrices of 32-255 rows or 6
 against every candidate autotuning knows, in words and in elements, and the table's class choice; interleaved
 CUDA-event timing with the copy of the same bytes, bit-exact first.
 
-    python scripts/mid_side_probe.py SEED CASES OUT.json [--named] [--rows-short | --rows4] [--plans=NAME,...]
+    python scripts/mid_side_probe.py SEED CASES OUT.json [--named] [--rows-short | --rows4 | --joined]
+        [--plans=NAME,...]
 
---rows-short draws only matrices of few rows (the short side first), --rows4 only byte matrices of 32-191 rows, a
-multiple of 4; --plans times only the plans named (the
-current plan, the heuristic's words tile, the table's choice, or candidates by name, e.g. tiles128x64-w4).
+--rows-short draws only matrices of few rows (the short side first); --rows4 only byte matrices of 32-191 rows, a
+multiple of 4; --joined only those that are not, timing joined output rows in tiles of 32-128 rows x 16-64 words;
+--plans times only the plans named (the current plan, the heuristic's words tile, the table's choice, or candidates
+by name, e.g. tiles128x64-w4).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import torch
 from cornerturn import engine
 from cornerturn.arrays import view_of
 from cornerturn.engine import table
-from cornerturn.engine.configs import candidates, heuristic
+from cornerturn.engine.configs import WordsConfig, candidates, heuristic
 from cornerturn.engine.plan import build
 from cornerturn.engine.timing import time_cuda_rounds
 from cornerturn.problem import canonical
@@ -31,17 +33,20 @@ from cornerturn.problem import canonical
 NAMED = [(1, 1, 129, 1092432), (2, 1, 169, 361438), (2, 1, 1272403, 88)]  # folded from the permute suites
 ONLY = next((a.split("=")[1].split(",") for a in sys.argv if a.startswith("--plans=")), None)
 ROWS4 = "--rows4" in sys.argv  # byte matrices of 32 to 191 rows, a multiple of 4 (output rows at whole words)
-ROWS_SHORT = "--rows-short" in sys.argv or ROWS4
+JOINED = "--joined" in sys.argv  # byte matrices of 32 to 191 rows, not a multiple of 4: joined output rows' tiles
+ROWS_SHORT = "--rows-short" in sys.argv or ROWS4 or JOINED
+JOINED_TILES = [WordsConfig(r, cw, w, "joined") for r in (32, 64, 128) for cw in (16, 32, 64) for w in (4, 8)
+                if 1024 <= r * cw <= 4096]
 
 
 def draw(rng):
-    size = 1 if ROWS4 else int(rng.choice([1, 2]))
+    size = 1 if ROWS4 or JOINED else int(rng.choice([1, 2]))
     total = math.exp(rng.uniform(math.log(32 << 20), math.log(512 << 20))) / size
     batch = int(math.exp(rng.uniform(math.log(2), math.log(64)))) if rng.random() < 0.25 else 1
     if size == 2 or ROWS_SHORT or rng.random() < 0.5:
         low = 29 if size == 2 else 32
-        short = int(math.exp(rng.uniform(math.log(low), math.log(192 if ROWS4 else 256))))
-        short = short // 4 * 4 if ROWS4 else short
+        short = int(math.exp(rng.uniform(math.log(low), math.log(192 if ROWS4 or JOINED else 256))))
+        short = short // 4 * 4 if ROWS4 else short + (short % 4 == 0) if JOINED else short
         long = int(total / batch / short)
         few_rows = size == 1 or ROWS_SHORT or rng.random() < 0.5
         return (size, batch, short, long) if few_rows else (size, batch, long, short)
@@ -56,6 +61,9 @@ def plans_of(problem, size: int) -> dict:
     hit = table.lookup(problem, engine.device_name("cuda:0"), None)
     if hit is not None:
         plans["table"] = build(problem, *hit[:2])
+    if JOINED:
+        plans.update({cfg.name: build(problem, 4, cfg) for cfg in JOINED_TILES})
+        return plans
     for word in (4, size):
         for cfg in candidates(problem, word):
             plans[cfg.name] = build(problem, word, cfg)
