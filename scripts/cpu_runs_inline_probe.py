@@ -3,7 +3,7 @@ kernel with the run's length a compile-time constant (a loop, or one memcpy of c
 few inline moves, on random permutations whose runs hold 16 to 512 bytes; torch's copy of the permuted view and
 NumPy's copy of the same bytes in the same interleaved rounds; every result bit-exact into a poisoned output.
 
-    python3 scripts/cpu_runs_inline_probe.py SEED CASES OUT.json [--runs=LO,HI]
+    python3 scripts/cpu_runs_inline_probe.py SEED CASES OUT.json [--runs=LO,HI] [--rule]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import cornerturn
 from cornerturn.cpu import permute as cpu_permute
 from cornerturn.timing import time_host_rounds
 
+RULE = "--rule" in sys.argv  # the planner's plan against one memcpy a run
 RUNS = tuple(int(v) for v in next((a.split("=")[1] for a in sys.argv if a.startswith("--runs=")), "16,512").split(","))
 DTYPES = ["int8", "float16", "float32", "float64", "complex128"]
 
@@ -119,10 +120,11 @@ def draw(rng):
 
 
 def measure(dtype: str, shape: tuple[int, ...], axes: tuple[int, ...], plan, run_words: int, rng) -> dict:
-    """Both kernels bit-exact into a poisoned output, then timed with torch and the copy in interleaved rounds."""
+    """Each variant bit-exact into a poisoned output, then timed with torch and the copy in interleaved rounds.
+    With --rule the variants are the plan (runs of up to RUN_INLINE_BYTES in copies of constant length) and the plan
+    with RUN_INLINE_BYTES 0 (one memcpy call a run); else this probe's own kernels against the plan's memcpy."""
     import torch
 
-    memcpy_runs = cpu_permute._runs
     x = rng.integers(0, 256, int(np.prod(shape)) * np.dtype(dtype).itemsize, dtype=np.uint8).view(dtype)
     x = x.reshape(shape)
     want = np.ascontiguousarray(np.transpose(x, axes))
@@ -130,27 +132,32 @@ def measure(dtype: str, shape: tuple[int, ...], axes: tuple[int, ...], plan, run
     words = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}[x.itemsize]
     tx = torch.from_numpy(x.view(np.uint8).reshape(-1)).view(words).view(shape)
     tout = torch.empty(want.shape, dtype=tx.dtype)
-    inline, const = runs_inline(run_words), runs_const_memcpy(run_words)
+    inline_bytes, factory = cpu_permute.RUN_INLINE_BYTES, cpu_permute.runs_kernel
 
-    def ours(kernel):
-        cpu_permute._runs = kernel
+    def ours(variant):
+        cpu_permute.RUN_INLINE_BYTES = 0 if variant == "memcpy" else inline_bytes
+        if variant in ("inline", "const"):
+            cpu_permute.runs_kernel = lambda words=0: (runs_inline if variant == "inline" else runs_const_memcpy)(
+                run_words)
         try:
             plan.execute(x, out)
         finally:
-            cpu_permute._runs = memcpy_runs
+            cpu_permute.RUN_INLINE_BYTES, cpu_permute.runs_kernel = inline_bytes, factory
 
+    variants = ("memcpy", "plan") if RULE else ("memcpy", "inline", "const")
     exact = {}
-    for name, kernel in (("memcpy", memcpy_runs), ("inline", inline), ("const", const)):
+    for name in variants:
         out.view(np.uint8)[...] = 0xA5
-        ours(kernel)
+        ours(name)
         exact[name] = bool(np.array_equal(out.view(np.uint8), want.view(np.uint8)))
-    fns = {"copy": lambda: np.copyto(copied, x), "torch": lambda: tout.copy_(tx.permute(axes)),
-           "memcpy": lambda: ours(memcpy_runs), "inline": lambda: ours(inline), "const": lambda: ours(const)}
+    fns = {"copy": lambda: np.copyto(copied, x), "torch": lambda: tout.copy_(tx.permute(axes))}
+    fns.update({name: (lambda name=name: ours(name)) for name in variants})
     t = time_host_rounds(fns, repeats=7)
     pct = {k: round(100 * t["copy"].median / v.median, 1) for k, v in t.items() if k != "copy"}
-    return {"case": f"{dtype} {'x'.join(map(str, shape))} {axes}", "run_bytes": run_words * plan._backend.sides.word,
-            "exact": exact, "pct": pct, "inline_x": round(t["memcpy"].median / t["inline"].median, 3),
-            "const_x": round(t["memcpy"].median / t["const"].median, 3)}
+    row = {"case": f"{dtype} {'x'.join(map(str, shape))} {axes}", "run_bytes": run_words * plan._backend.sides.word,
+           "exact": exact, "pct": pct}
+    row.update({f"{name}_x": round(t["memcpy"].median / t[name].median, 3) for name in variants[1:]})
+    return row
 
 
 def main() -> None:
@@ -168,15 +175,13 @@ def main() -> None:
             continue
         row = measure(dtype, shape, axes, plan, run_words, rng)
         rows.append(row)
-        pct = row["pct"]
-        print(f"{row['case']:48s} run {row['run_bytes']:4d} B memcpy {pct['memcpy']:5.1f} inline {pct['inline']:5.1f} "
-              f"const {pct['const']:5.1f} torch {pct['torch']:5.1f} x{row['inline_x']:.2f} x{row['const_x']:.2f} "
-              f"{'' if all(row['exact'].values()) else 'NOT EXACT'}",
-              flush=True)
+        ratios = " ".join(f"{k} x{v:.2f}" for k, v in row.items() if k.endswith("_x"))
+        print(f"{row['case']:48s} run {row['run_bytes']:4d} B {row['pct']} {ratios} "
+              f"{'' if all(row['exact'].values()) else 'NOT EXACT'}", flush=True)
         with open(path, "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seed": seed,
                        "threads": numba.get_num_threads(), "command": " ".join(sys.argv), "rows": rows}, f, indent=1)
-    for key in ("inline_x", "const_x"):
+    for key in [k for k in rows[0] if k.endswith("_x")]:
         ratios = [r[key] for r in rows]
         mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
         print(f"{key[:-2]} / memcpy, geometric mean {mean:.3f} ({min(ratios):.2f}-{max(ratios):.2f})")

@@ -1174,6 +1174,33 @@ def test_long_runs_in_pieces(run, rng):
     assert_bits_equal(out, reference(x, (1, 0, 2)))
 
 
+@pytest.mark.parametrize("dtype, run", [(np.uint8, 17), (np.float32, 20), (np.float64, 32), (np.complex128, 4),
+                                        (np.complex128, 17)])
+def test_short_runs_move_in_copies_of_constant_length(dtype, run, rng, monkeypatch):
+    """Runs of up to RUN_INLINE_BYTES take the runs kernel compiled for their length (a memcpy of constant length);
+    longer ones, and runs cut into pieces, the one kernel of run-time length. Bit for bit into a poisoned output, a
+    transposed batch (runs of the last axis) and a strided input; the kernel's length checked by spying on the
+    factory."""
+    from cornerturn.cpu import permute as cpu_permute
+
+    seen = []
+    factory = cpu_permute.runs_kernel
+    monkeypatch.setattr(cpu_permute, "runs_kernel", lambda words=0: seen.append(words) or factory(words))
+    word = widest_word(canon((7, 13, run), (1, 0, 2), itemsize=np.dtype(dtype).itemsize))
+    run_bytes = run * np.dtype(dtype).itemsize
+    for shape, axes, view in [((17, 23, 11, run), (2, 0, 1, 3), np.s_[...]),
+                              ((82, 67, run), (1, 0, 2), np.s_[::2])]:
+        base = random_bits(shape, dtype, rng)
+        x = base[view]
+        strides = tuple(step // x.itemsize for step in x.strides)
+        assert cornerturn.plan(x.shape, x.dtype, strides=strides, axes=axes).method == "runs"
+        out = poisoned(tuple(x.shape[a] for a in axes), dtype)
+        cornerturn.permute_dims(x, axes, out=out)
+        assert_bits_equal(out, reference(x, axes))
+        want = run_bytes // word if run_bytes <= cpu_permute.RUN_INLINE_BYTES else 0
+        assert seen[-1] == want, (shape, seen)
+
+
 def test_plane_shape_validates():
     from cornerturn.cpu.permute import PlaneShape
 
