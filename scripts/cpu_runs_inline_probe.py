@@ -3,7 +3,7 @@ kernel with the run's length a compile-time constant (a loop, or one memcpy of c
 few inline moves, on random permutations whose runs hold 16 to 512 bytes; torch's copy of the permuted view and
 NumPy's copy of the same bytes in the same interleaved rounds; every result bit-exact into a poisoned output.
 
-    python3 scripts/cpu_runs_inline_probe.py SEED CASES OUT.json [--runs=LO,HI] [--rule]
+    python3 scripts/cpu_runs_inline_probe.py SEED CASES OUT.json [--runs=LO,HI] [--rule | --tiles=BxR,...]
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from cornerturn.cpu import permute as cpu_permute
 from cornerturn.timing import time_host_rounds
 
 RULE = "--rule" in sys.argv  # the planner's plan against one memcpy a run
+TILES = [tuple(int(v) for v in t.split("x")) for t in next(
+    (a.split("=")[1].split(",") for a in sys.argv if a.startswith("--tiles=")), [])]  # b's x r's a task
 RUNS = tuple(int(v) for v in next((a.split("=")[1] for a in sys.argv if a.startswith("--runs=")), "16,512").split(","))
 DTYPES = ["int8", "float16", "float32", "float64", "complex128"]
 
@@ -101,6 +103,33 @@ def runs_const_memcpy(run_words: int):
     return kernel
 
 
+@functools.cache
+def runs_tiles(tile_b: int, tile_r: int):
+    """cpu.permute's runs kernel (one memcpy a run, pieces 1) with tasks of tile_b b's by tile_r r's."""
+    copy = cpu_permute._copy_run(0)
+
+    @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out, run, in_b, out_b, in_r, out_r, n1, tile, pieces):
+        nb = in_b.size
+        tiles_b = (nb + tile_b - 1) // tile_b
+        tiles_r = (n1 + tile_r - 1) // tile_r
+        per = tiles_b * tiles_r
+        count = uint64(run)
+        for t in prange(in_r.size // n1 * per):
+            o = t // per
+            u = t - o * per
+            ib = u // tiles_r
+            r0 = o * n1 + (u - ib * tiles_r) * tile_r
+            r1 = min(r0 + tile_r, o * n1 + n1)
+            for b in range(ib * tile_b, min(ib * tile_b + tile_b, nb)):
+                src_b = uint64(in_b[b])
+                dst_b = uint64(out_b[b])
+                for r in range(r0, r1):
+                    copy(x, uint64(in_r[r]) + src_b, out, uint64(out_r[r]) + dst_b, count)
+
+    return kernel
+
+
 def draw(rng):
     """A random permutation whose innermost axis stays innermost with a run of RUNS bytes; 32-256 MiB."""
     dtype = str(rng.choice(DTYPES))
@@ -139,12 +168,15 @@ def measure(dtype: str, shape: tuple[int, ...], axes: tuple[int, ...], plan, run
         if variant in ("inline", "const"):
             cpu_permute.runs_kernel = lambda words=0: (runs_inline if variant == "inline" else runs_const_memcpy)(
                 run_words)
+        elif variant.startswith("t"):
+            cpu_permute.runs_kernel = lambda words=0: runs_tiles(*(int(v) for v in variant[1:].split("x")))
         try:
             plan.execute(x, out)
         finally:
             cpu_permute.RUN_INLINE_BYTES, cpu_permute.runs_kernel = inline_bytes, factory
 
-    variants = ("memcpy", "plan") if RULE else ("memcpy", "inline", "const")
+    variants = ("memcpy", "plan") if RULE else ("memcpy", *(f"t{b}x{r}" for b, r in TILES)) if TILES else (
+        "memcpy", "inline", "const")
     exact = {}
     for name in variants:
         out.view(np.uint8)[...] = 0xA5
