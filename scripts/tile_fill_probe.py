@@ -3,7 +3,7 @@ same size class (2,048 to 4,096 words, sides of 32 words or more) whose blocks w
 (the padding to whole blocks), on the permute suite's random permutations of the given seeds; every plan checked bit
 for bit against torch's permute, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/tile_fill_probe.py OUT.json SEEDS DRAWS [--dry] [CASE ...]     (SEEDS: 7401,7402)
+    python3 scripts/tile_fill_probe.py OUT.json SEEDS DRAWS [--dry] [--fill-below=F] [CASE ...]   (SEEDS: 7401,7402)
 """
 
 import json
@@ -16,6 +16,7 @@ from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
 
 DRY = "--dry" in sys.argv  # plan only: which cases the fuller tile would change
+FILL_BELOW = float(next((a.split("=")[1] for a in sys.argv if a.startswith("--fill-below=")), "1.01"))
 
 
 def fill(size_a: int, size_b: int, block_a: int, block_b: int) -> float:
@@ -96,6 +97,8 @@ def main() -> None:
         if found is None:
             continue
         plan, other, (size_a, size_b, plan_fill, other_fill) = found
+        if plan_fill >= FILL_BELOW:  # only the plans whose blocks leave more than this share of lanes idle
+            continue
         if DRY:
             print(f"{case.name:48s} sides {size_a} x {size_b} {plan.config.name} {plan_fill:.2f} -> "
                   f"{other.config.name} {other_fill:.2f}")
