@@ -3,7 +3,8 @@ same size class (2,048 to 4,096 words, sides of 32 words or more) whose blocks w
 (the padding to whole blocks), on the permute suite's random permutations of the given seeds; every plan checked bit
 for bit against torch's permute, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/tile_fill_probe.py OUT.json SEEDS DRAWS [--dry] [--fill-below=F] [CASE ...]   (SEEDS: 7401,7402)
+    python3 scripts/tile_fill_probe.py OUT.json SEEDS DRAWS [--dry] [--fill-below=F] [--rule] [CASE ...]
+    (SEEDS: 7401,7402)
 """
 
 import json
@@ -16,6 +17,8 @@ from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
 
 DRY = "--dry" in sys.argv  # plan only: which cases the fuller tile would change
+# --rule: only B narrowed, a tile of 64 x 64 words or more along A takes 32 along B where that pads B by 5% fewer lanes
+RULE = "--rule" in sys.argv
 FILL_BELOW = float(next((a.split("=")[1] for a in sys.argv if a.startswith("--fill-below=")), "1.01"))
 
 
@@ -26,6 +29,11 @@ def fill(size_a: int, size_b: int, block_a: int, block_b: int) -> float:
 def fuller(sides, config):
     """The tile of 2,048-4,096 words whose blocks fill the sides best; the plan's where none fills them better."""
     best, best_fill = config, fill(sides.size_a, sides.size_b, config.block_a, config.block_b)
+    if RULE:
+        narrowed = permute.PermuteConfig(config.block_a, 32, config.num_warps)
+        f = fill(sides.size_a, sides.size_b, config.block_a, 32)
+        ok = config.block_a >= 64 and config.block_b == 64 and f > best_fill * 1.05
+        return (narrowed, f) if ok else (best, best_fill)
     for block_a in (32, 64, 128):
         for block_b in (32, 64, 128):
             if not 2048 <= block_a * block_b <= 4096:
