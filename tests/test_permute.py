@@ -284,6 +284,34 @@ def test_sixteen_byte_elements_take_the_wider_base(rng):
     assert_bits_equal(run_engine(x, (2, 0, 3, 1)), reference(x, (2, 0, 3, 1)))
 
 
+def test_side_b_narrowed_where_it_pads_fewer_lanes(rng):
+    """General tiles of 8-byte words of 64 or more words along A and 64 along B take 32 along B where that leaves
+    NARROW_B_GAIN fewer lanes idle: int64 2x5x4x7x13x7 by (0,2,4,5,1,3) has sides of 35 x 91 words, 91 padded to
+    128 fills 71% of the lanes along B and to 96 95%; the plan rebuilt from its config is the same; not where B is
+    a multiple of 64 words; bit-exact in the interpreter, 8- and 16-byte elements."""
+    from cornerturn.engine import permute
+
+    assert permute.padded_fill(35, 91, 64, 64) == 35 * 91 / (64 * 128)
+    assert permute.padded_fill(35, 91, 64, 32) == 35 * 91 / (64 * 96)
+    for shape, axes, size in (((2, 5, 4, 7, 13, 7), (0, 2, 4, 5, 1, 3), 8), ((3, 70, 90), (2, 1, 0), 16)):
+        perm = canon(shape, axes, size)
+        plan = permute.build(perm, 8)
+        assert (plan.config.block_a, plan.config.block_b) == (64, 32) and "B in blocks of 32" in plan.reason, \
+            (shape, plan.name, plan.reason)
+        again = permute.build(perm, 8, plan.config).pieces[0][2]
+        assert (again.constexprs, again.ints) == (plan.pieces[0][2].constexprs, plan.pieces[0][2].ints)
+        gain = permute.NARROW_B_GAIN
+        permute.NARROW_B_GAIN = 10.0
+        try:
+            assert permute.build(perm, 8).config.block_b == 64  # the plan before the rule
+        finally:
+            permute.NARROW_B_GAIN = gain
+        x = random_bits(shape, {8: np.int64, 16: np.complex128}[size], rng)
+        assert_bits_equal(run_engine(x, axes), reference(x, axes))
+    whole = permute.build(canon((3, 70, 128), (2, 1, 0), 16), 8)
+    assert whole.config.block_b == 64 and "blocks of 32" not in whole.reason  # 256 words: no lane idle along B
+
+
 LOADS_CASES = [  # (shape, axes, steps, widened): 2-byte general tiles whose loads the planner widens, or not
     ((6, 9, 8, 16), (1, 3, 0, 2), None, True),  # sides of two axes each
     ((3, 4, 5, 6, 8), (4, 2, 0, 3, 1), (1, -1, 1, 1, 1), True),  # a reversed axis, three axes on side A
