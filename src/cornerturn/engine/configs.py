@@ -317,8 +317,8 @@ JOINED_MIN_ROWS = 32
 JOINED_MAX_ROWS = 192
 # 2-byte matrices of HALF_TILES_MIN_ROWS to 255 rows: element tiles of every row (in tiles of 64, 128 or 256 rows) by
 # 128, 64 or 64 columns, against the heuristic's words tile of 64 or 128 rows x 32 words written element by element:
-# 1.14x in geometric mean over 25 matrices of 36-245 rows (0.97x-1.33x; NVIDIA H200, 2026-11-28, docs/engine.md,
-# "Skinny matrices")
+# 1.14x in geometric mean over 25 matrices of 36-245 rows (0.97x-1.33x), 1.11x and 1.08x over 19 and 15 of two fresh
+# seeds (NVIDIA H200, 2026-11-28, docs/engine.md, "Skinny matrices", "Sides of 32 to 255")
 HALF_TILES_MIN_ROWS = 32
 HALF_ROW_TILES = {64: (128, 4), 128: (64, 4), 256: (64, 8)}  # rows of the tile: (columns, warps)
 SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256 and more) does not hold the matrix
@@ -350,7 +350,7 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     fresh seed that they move (0.97x-3.65x, 34 ahead; NVIDIA H200, 2026-11-26), 1.66x on 35 on an H100, and 1.71x
     on 80 of two more seeds (the longer byte rows among them 1.09x on 12); docs/engine.md, "Skinny matrices". The
     2-byte tiles of 32-255 rows and the byte rows that are a multiple of 4 left to the heuristic came later (2026-11-28,
-    1.11x each on a fresh seed)."""
+    1.08x-1.11x and 1.11x-1.23x on two fresh seeds each)."""
     if problem.kind != "transpose" or problem.elements * problem.itemsize <= SMALL_BYTES:
         return None
     size, rows, cols = problem.itemsize, problem.rows, problem.cols

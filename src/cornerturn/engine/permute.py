@@ -423,10 +423,10 @@ UNALIGNED_TILES = {4: (128, 32, 0), 8: (64, 64, 0)}
 # minimum from 70% to 83% of the copy
 WIDE_BASE_ITEMSIZES = (16,)
 # General tiles of 8-byte words of NARROW_B_FROM_A words or more along A and 64 along B take NARROW_B along B where
-# that leaves side B padded by at least NARROW_B_GAIN fewer idle lanes (the sides' extents rounded up to whole
-# blocks): on the H200 (2026-11-29, docs/permute.md, "B narrowed where it pads less") 1.040x over 19 random 8- and
-# 16-byte permutations of seeds 7401-7444 (0.996x-1.21x), and on the fresh seeds 7445-7464 1.019x over the 67 it
-# changes (0.985x-1.17x, none behind by more than 2%, 24 ahead by more than 2%)
+# the share of the tile's lanes that hold elements (the sides' extents over the extents rounded up to whole blocks)
+# grows NARROW_B_GAIN times or more: on the H200 (2026-11-29, docs/permute.md, "B narrowed where it pads fewer
+# lanes") 1.040x over 19 random 8- and 16-byte permutations of seeds 7401-7444 (0.996x-1.21x), and on the fresh
+# seeds 7445-7464 1.019x over the 67 it changes (0.985x-1.17x, none behind by more than 2%, 24 ahead by more than 2%)
 NARROW_B, NARROW_B_FROM_A, NARROW_B_GAIN = 32, 64, 1.05
 
 
@@ -437,7 +437,7 @@ def padded_fill(size_a: int, size_b: int, block_a: int, block_b: int) -> float:
 
 
 def narrow_b(sides: Sides, config: PermuteConfig) -> PermuteConfig:
-    """`config`, or its tile with NARROW_B words along B where that pads side B by NARROW_B_GAIN fewer lanes."""
+    """`config`, or its tile with NARROW_B words along B where that fills NARROW_B_GAIN times the lanes or more."""
     if sides.word != 8 or config.block_a < NARROW_B_FROM_A or config.block_b != 2 * NARROW_B:
         return config
     narrowed = dataclasses.replace(config, block_b=NARROW_B)
