@@ -290,14 +290,6 @@ def _permute(x, out, in_a, in_b, out_b, in_r, out_r, block):
                         out[dst + uint64(a)] = x[src + uint64(in_a[a])]
 
 
-def _memcpy(context, builder, signature, x_val, src, out_val, dst, count) -> None:
-    """One memcpy of `count` elements from x[src] to out[dst] (the arrays do not overlap)."""
-    size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
-    base_x = context.make_array(signature.args[0])(context, builder, x_val).data
-    base_out = context.make_array(signature.args[2])(context, builder, out_val).data
-    cgutils.raw_memcpy(builder, builder.gep(base_out, [dst]), builder.gep(base_x, [src]), count, size)
-
-
 @functools.cache
 def _copy_run(words: int = 0):
     """copy(x, src, out, dst, count): out[dst:dst + count] = x[src:src + count] as one memcpy, which moves a run in
@@ -312,7 +304,10 @@ def _copy_run(words: int = 0):
         def codegen(context, builder, signature, args):
             x_val, src, out_val, dst, count = args
             length = context.get_constant(types.uint64, words) if words else count
-            _memcpy(context, builder, signature, x_val, src, out_val, dst, length)
+            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+            base_x = context.make_array(signature.args[0])(context, builder, x_val).data
+            base_out = context.make_array(signature.args[2])(context, builder, out_val).data
+            cgutils.raw_memcpy(builder, builder.gep(base_out, [dst]), builder.gep(base_x, [src]), length, size)
             return context.get_dummy_value()
 
         return types.void(x, src, out, dst, count), codegen

@@ -771,19 +771,20 @@ def build(perm: Permutation, word: int,
         raise ValueError("a permutation this large with more than four tile-less axes is not supported")
     launch = None
     if config is None:
-        config = heuristic(sides)
+        first = config = heuristic(sides)
         launch = _launch(sides, config, inner)
         unaligned = word in UNALIGNED_TILES and not _in_vectors(launch)
         wide_elements = word in UNALIGNED_TILES and perm.itemsize in WIDE_BASE_ITEMSIZES
         if unaligned or wide_elements:
             config = heuristic(sides, UNALIGNED_TILES[word])
-            launch = _launch(sides, config, inner)
         why = (", accesses narrower than 16-byte vectors: the longer tile" if unaligned else
                f", {perm.itemsize}-byte elements: the longer tile" if wide_elements else "")
         narrowed = narrow_b(sides, config)
         if narrowed != config:
-            config, launch = narrowed, _launch(sides, narrowed, inner)
+            config = narrowed
             why += f", B in blocks of {NARROW_B} words: fewer idle lanes"
+        if config != first:
+            launch = None  # built below, once, for the tile taken
         reason = reason or (f"general permutation: tile sides of {len(sides.a)} and {len(sides.b)} axes "
                             f"({sides.size_a} x {sides.size_b} words of {word} B), {len(sides.rest)} more axes" + why)
     plan = EnginePlan(perm, config, word, reason or "given")
