@@ -754,6 +754,8 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
     ((4, 3, 2, 16), (1, 3, 0, 2), np.uint8, None),  # rows 16 bytes apart, output runs of 2 words: both told
     ((3, 24, 9, 8), (0, 3, 2, 1), np.uint8, None),  # B takes the axis that continues the input's run (RUN_TO_B)
     ((3, 8, 20, 4, 8), (2, 4, 3, 0, 1), np.int8, None),  # the same with rest axes
+    ((3, 20, 10, 6), (0, 3, 2, 1), np.uint8, None),  # first sides refused (B 6 bytes, then 3 far apart): the input's
+    ((3, 17, 9, 6), (0, 3, 2, 1), np.int8, None),  # run to B (RUN_TO_B_REFUSED), output in words, then byte by byte
 ]
 
 
@@ -767,7 +769,7 @@ WORDS_CASES = [  # (shape, axes, dtype, steps): 1- and 2-byte permutations moved
 WORDS_WAYS = ("smallest tiles", "items", "64-bit", "4 rows")
 WORDS_FAST = ("4 rows", "items", "items", "smallest tiles", "64-bit", "items", "items", "64-bit", "items",
               "items", "64-bit", "items", "64-bit", "smallest tiles", "64-bit", "smallest tiles", "64-bit", "items",
-              "64-bit")
+              "64-bit", "items", "smallest tiles")
 WORDS_FAST_PAIRS = list(zip(WORDS_CASES, WORDS_FAST))
 
 
@@ -905,6 +907,25 @@ def test_words_modes_and_rule(monkeypatch):
     kept = canon((7, 13, 3, 12, 10), (1, 4, 3, 2, 0), 1)  # the same would leave A 21 bytes: kept
     assert permute.words_sides(kept) == permute._words_sides(kept)
     assert segment_extent(permute._words_sides(kept, None, permute.RUN_TO_B).b) >= permute.SHORT_SEGMENT
+    # the first sides refused (B cut to 6 bytes): the same sides, where the output is not shifted into place and the
+    # element tiles' B holds WORDS_MIN_B bytes or more
+    for shape, size_a, out in (((3, 20, 10, 6), 20, 0), ((3, 17, 9, 6), 17, 2)):
+        refused = canon(shape, (0, 3, 2, 1), 1)
+        assert permute._words_sides(refused) is None
+        taken = permute.words_sides(refused)
+        assert (taken.size_a, segment_extent(taken.b)) == (size_a, shape[2] * 6)
+        assert permute.build(refused, 4).pieces[0][2].constexprs["OUT"] == out
+        x = _strided(np.uint8, shape, (1,) * 4, size_a)
+        assert_bits_equal(run_engine(x, (0, 3, 2, 1)), reference(x, (0, 3, 2, 1)))
+    shifted = canon((3, 130, 9, 6), (0, 3, 2, 1), 1)  # A of 130 bytes would be shifted into place: element tiles
+    assert permute.words_sides(shifted) is None and permute._words_sides(shifted, None, permute.RUN_TO_B)
+    tall = canon((20, 40, 14), (2, 1, 0), 1)  # the element tiles' B is 14 bytes (tiles of 512 x 16): kept
+    assert permute.words_sides(tall) is None and permute._words_sides(tall, None, permute.RUN_TO_B)
+    permute.RUN_TO_B_REFUSED = False
+    try:
+        assert permute.words_sides(canon((3, 20, 10, 6), (0, 3, 2, 1), 1)) is None
+    finally:
+        permute.RUN_TO_B_REFUSED = True
     assert launch((4, 4, 2, 8, 12), (2, 1, 4, 3, 0), 1)["NS"] == 2
     assert launch((5, 20, 35), (2, 1, 0), 1)["NS"] == 0
     short = canon((6, 4, 5, 6, 7), (4, 2, 0, 3, 1), 1)  # segments of 7 bytes

@@ -208,19 +208,33 @@ SHIFTED_OUT_MIN_A = 128
 # 0.78x (92 cases: A too short where the segments were long enough). H200, 2026-11-27, docs/permute.md.
 SHORT_SEGMENT = 16
 RUN_TO_B = 16
+# The same sides where the first ones are refused (B cut to fewer than WORDS_MIN_B bytes, or its segments under
+# SEGMENT_MIN), unless the output runs would be shifted into place or the element tiles' B holds under WORDS_MIN_B
+# bytes (they then take tall tiles that read B whole): those permutations went to the element tiles, reading B's
+# runs a few bytes at a time (int8 144x40x5040x6 by (0,3,2,1), B of 6 bytes then 144 far apart: 34% of the copy, in
+# words 77%). Measurement: docs/permute.md, "B takes the input's run where the first sides are refused".
+RUN_TO_B_REFUSED = True
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
 
 def words_sides(perm: Permutation, segment_min: int | None = None) -> Sides | None:
     """The tile's sides for permute_words (_words_sides), or None where it does not take the permutation. Where B's
     segments hold fewer than SHORT_SEGMENT bytes, the sides that leave to B the axes continuing the input's run
-    (tiling.split's run_to_b, RUN_TO_B bytes of A) where their segments are not short and A spans whole words."""
+    (tiling.split's run_to_b, RUN_TO_B bytes of A) where their segments are not short and A spans whole words.
+    Where the first sides are refused (B cut short, or its segments under SEGMENT_MIN bytes), those sides where
+    their segments are not short, their output runs are not shifted into place, and the element tiles' B holds
+    WORDS_MIN_B bytes or more (RUN_TO_B_REFUSED)."""
     sides = _words_sides(perm, segment_min)
-    if sides is None or segment_extent(sides.b) * perm.itemsize >= SHORT_SEGMENT:
+    if sides is not None and segment_extent(sides.b) * perm.itemsize >= SHORT_SEGMENT:
         return sides
+    if sides is None and not (RUN_TO_B_REFUSED and perm.itemsize == 1 and
+                              split(perm, 1, SIDE_BYTES).size_b >= WORDS_MIN_B):
+        return None
     other = _words_sides(perm, segment_min, RUN_TO_B)
-    if other is not None and segment_extent(other.b) * perm.itemsize >= SHORT_SEGMENT and \
-            other.size_a * perm.itemsize % 4 == 0:
+    if other is None or segment_extent(other.b) * perm.itemsize < SHORT_SEGMENT:
+        return sides
+    whole = other.size_a * perm.itemsize % 4 == 0
+    if whole or (sides is None and words_config(other).out != "shifted"):
         return other
     return sides
 
