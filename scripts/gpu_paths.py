@@ -247,7 +247,11 @@ for shape, axes, dtype in (((5, 7, 9, 11), (3, 1, 0, 2), torch.float32), ((40, 3
                            # elements, 2 and 31 rows, four more axes
                            ((12, 4, 3, 16), (2, 1, 3, 0), torch.uint8), ((5, 2, 7, 3), (2, 1, 3, 0), torch.int16),
                            ((31, 3, 4, 13), (2, 1, 3, 0), torch.uint8), ((2, 6, 3, 14), (2, 1, 3, 0), torch.uint8),
-                           ((3, 4, 2, 3, 7, 5), (1, 3, 0, 2, 5, 4), torch.uint8)):
+                           ((3, 4, 2, 3, 7, 5), (1, 3, 0, 2, 5, 4), torch.uint8),
+                           # words where the first sides are refused (RUN_TO_B_REFUSED); units of 1,025 bytes in
+                           # shifted words (SHIFTED_LONG_UNIT)
+                           ((3, 20, 10, 6), (0, 3, 2, 1), torch.int8), ((3, 17, 9, 6), (0, 3, 2, 1), torch.int8),
+                           ((3, 2, 1025), (1, 0, 2), torch.uint8)):
     size = torch.empty((), dtype=dtype).element_size()
     n = torch.Size(shape).numel() * size
     flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")

@@ -331,7 +331,8 @@ def test_autograd_and_torch_compile_on_cuda(gen):
 
 @pytest.mark.parametrize("shape, axes", [((64, 3, 40, 50), (0, 2, 3, 1)), ((5, 6, 7, 8), (3, 1, 0, 2)),
                                          ((4, 9, 33, 16), (0, 2, 1, 3)), ((2, 3, 2, 3, 2, 3), (5, 3, 1, 4, 0, 2)),
-                                         ((30, 1, 17), (2, 1, 0))], ids=str)
+                                         ((30, 1, 17), (2, 1, 0)), ((3, 20, 10, 6), (0, 3, 2, 1)),
+                                         ((3, 2, 1025), (1, 0, 2))], ids=str)
 def test_permute_dims_on_the_gpu(shape, axes, gen):
     for dtype in (torch.int8, torch.bfloat16, torch.float32, torch.complex128):
         x = rand_bits(shape, dtype, gen)

@@ -690,6 +690,7 @@ SHIFTED_CASES = [  # (shape, axes, dtype, steps): units no 4-byte word divides, 
     ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 bytes
     ((124, 3, 33), (1, 0, 2), np.uint8, None),  # the planner's: 33 bytes, 124 of them a program
     ((7, 5, 9, 35), (2, 1, 0, 3), np.uint8, None),  # the planner's: a program's units span the rest axes
+    ((3, 2, 1025), (1, 0, 2), np.uint8, None),  # the planner's: 1,025 bytes (SHIFTED_LONG_UNIT), 3 a program
 ]
 
 
@@ -723,6 +724,10 @@ def test_shifted_runs_rule():
     assert not permute.shifted_runs_ok(canon((124, 3, 34), (1, 0, 2), 1))  # 2-byte words: element tiles
     assert not permute.shifted_runs_ok(canon((140, 3, 31), (1, 0, 2), 1))  # shorter: element tiles
     assert not permute.shifted_runs_ok(canon((40, 3, 129), (1, 0, 2), 1))  # longer: permute_runs
+    assert not permute.shifted_runs_ok(canon((4, 3, 1023), (1, 0, 2), 1))  # up to SHIFTED_LONG_UNIT: permute_runs
+    assert permute.shifted_runs_ok(canon((4, 3, 1025), (1, 0, 2), 1))  # from it: shifted words
+    assert permute.shifted_runs_ok(canon((4, 3, 4093), (1, 0, 2), 1))  # up to what a program of 1,024 words holds
+    assert not permute.shifted_runs_ok(canon((4, 3, 4095), (1, 0, 2), 1))  # then permute_runs again
     assert not permute.shifted_runs_ok(canon((124, 3, 17), (1, 0, 2), 2))  # 2-byte elements
     assert not permute.shifted_runs_fit(canon((3, 4, 5, 3), (2, 0, 1, 3), 1), 1024)  # 3 bytes
     assert not permute.shifted_runs_fit(canon((2,) * 6 + (5,), (5, 4, 3, 2, 1, 0, 6), 1), 1024)  # five more axes

@@ -121,6 +121,12 @@ SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then s
 # 0.68x-0.95x against permute_runs in 2-byte words (H100, 2026-11-25, the probe of commit f4da523,
 # docs/permute.md).
 SHIFTED_UNITS = (32, RUN_MIN)
+# Units of SHIFTED_LONG_UNIT bytes or more that one program of the default ShiftedRunsConfig holds (4 x 1,024 - 3
+# bytes) go the same way: permute_runs moved them a byte a lane in pieces of 1,024. Over random such permutations
+# 1.34x in geometric mean (8, 1.18x-1.55x; seeds 7000-7299) and 1.17x on fresh seeds (8, 1.08x-1.42x; 7600-8099);
+# units of 128-1,023 bytes ran at 0.83x-1.06x by size band and longer ones, in programs of 2,048 words or more,
+# 0.95x-1.04x (H200, 2026-11-29, docs/permute.md, "Long units of odd bytes").
+SHIFTED_LONG_UNIT = 1024
 
 
 def shifted_runs_fit(perm: Permutation, block: int) -> bool:
@@ -134,10 +140,12 @@ def shifted_runs_fit(perm: Permutation, block: int) -> bool:
 
 
 def shifted_runs_ok(perm: Permutation) -> bool:
-    """Whether the planner takes permute_runs_words: 1-byte elements in units of SHIFTED_UNITS bytes that no 2-byte
-    word divides together with the strides (see SHIFTED_UNITS)."""
+    """Whether the planner takes permute_runs_words: 1-byte elements in units of SHIFTED_UNITS bytes, or of
+    SHIFTED_LONG_UNIT bytes up to what one program holds, that no 2-byte word divides together with the strides (see
+    SHIFTED_UNITS and SHIFTED_LONG_UNIT)."""
     unit = element_bytes(perm)
-    return (perm.itemsize == 1 and SHIFTED_UNITS[0] <= unit < SHIFTED_UNITS[1] and widest_word(perm) == 1
+    sized = SHIFTED_UNITS[0] <= unit < SHIFTED_UNITS[1] or unit >= SHIFTED_LONG_UNIT
+    return (perm.itemsize == 1 and sized and widest_word(perm) == 1
             and shifted_runs_fit(perm, ShiftedRunsConfig().block))
 
 
