@@ -4,7 +4,10 @@ divide (with the strides), which the planner moves in permute_runs a byte a lane
 more (8 words a lane); the permute suite's random permutations of the given seeds; every plan checked bit for bit
 against torch's permute, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/long_units_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry]
+    python3 scripts/long_units_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry] [--rule]
+
+With --rule, only the units the planner now moves in shifted words (permute.SHIFTED_LONG_UNIT), its plan against
+permute_runs a byte a lane.
 """
 
 import json
@@ -17,6 +20,7 @@ from cornerturn.problem import canonical_permutation
 from cornerturn.tiling import element_bytes
 
 DRY = "--dry" in sys.argv
+RULE = "--rule" in sys.argv
 
 
 def plans(case):
@@ -29,10 +33,14 @@ def plans(case):
     perm = canonical_permutation(case.shape, tuple(strides), case.itemsize, case.axes)
     if getattr(perm, "kind", None) != "permute":
         return None
+    unit = element_bytes(perm)
+    if RULE:
+        if unit < permute.SHIFTED_LONG_UNIT or not permute.shifted_runs_ok(perm):
+            return None
+        return permute.build(perm, 1), permute.build(perm, 4), unit
     plan = permute.build(perm, permute.natural_word(perm))
     if not isinstance(plan.config, permute.RunsConfig) or plan.word != 1:
         return None
-    unit = element_bytes(perm)
     block = 1024
     while 4 * block - 3 < unit:
         block *= 2
