@@ -123,9 +123,9 @@ SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then s
 SHIFTED_UNITS = (32, RUN_MIN)
 # Units of SHIFTED_LONG_UNIT bytes or more that one program of the default ShiftedRunsConfig holds (4 x 1,024 - 3
 # bytes) go the same way: permute_runs moved them a byte a lane in pieces of 1,024. Over random such permutations
-# 1.34x in geometric mean (8, 1.18x-1.55x; seeds 7000-7299) and 1.17x on fresh seeds (8, 1.08x-1.42x; 7600-8099);
-# units of 128-1,023 bytes ran at 0.83x-1.06x by size band and longer ones, in programs of 2,048 words or more,
-# 0.95x-1.04x (H200, 2026-11-29, docs/permute.md, "Long units of odd bytes").
+# 1.34x and 1.17x in geometric mean on two seed ranges (8 each, 1.08x-1.55x), and 1.26x on 30 of seeds drawn after
+# (1.06x-1.57x, none behind); units of 128-1,023 bytes ran at 0.83x-1.06x by size band and longer ones, in programs
+# of 2,048 words or more, 0.95x-1.04x (H200, 2026-11-29, docs/permute.md, "Long units of odd bytes").
 SHIFTED_LONG_UNIT = 1024
 
 
@@ -202,6 +202,7 @@ WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
 WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
 SEGMENT_MIN = 8  # bytes a segment of B needs (its leading axes that lie end to end in the input)
 WORDS_MIN_A = 16  # bytes along A that permute_words needs
+WORDS_ITEMSIZES = (1,)  # element sizes permute_words takes (2-byte elements keep the element tiles: _words_sides)
 # Output runs along A that do not span whole words are shifted into place where A holds this many bytes or more and
 # B has two axes or more, else written element by element. Shifted against element by element on 24 cases of seeds
 # 3000-3015: 1.04x-1.51x on the 13 such cases, 0.56x-1.22x (11 cases, 8 behind) on the others; on 32 cases of the
@@ -220,7 +221,9 @@ RUN_TO_B = 16
 # SEGMENT_MIN), unless the output runs would be shifted into place or the element tiles' B holds under WORDS_MIN_B
 # bytes (they then take tall tiles that read B whole): those permutations went to the element tiles, reading B's
 # runs a few bytes at a time (int8 144x40x5040x6 by (0,3,2,1), B of 6 bytes then 144 far apart: 34% of the copy, in
-# words 77%). Measurement: docs/permute.md, "B takes the input's run where the first sides are refused".
+# words 77%). Set on seeds 7000-8099 (1.37x and 1.51x over the 20 and 16 it keeps); on the fresh seeds 8200-8999
+# 1.36x over 28 (0.64x-2.95x; 18 ahead, 9 behind by more than 2%); H200, 2026-11-29, docs/permute.md, "B takes the
+# input's run where the first sides are refused".
 RUN_TO_B_REFUSED = True
 OUT_WRITTEN = {"shifted": "words shifted into place", "items": "element by element"}  # the plan's reason, per out
 
@@ -260,7 +263,7 @@ def _words_sides(perm: Permutation, segment_min: int | None = None, run_to_b: in
     tiles; H100, 2026-11-25, docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of
     the copy in geometric mean against 71% (H100, 2026-11-25), and told where rows and runs start 0.87x-0.96x the
     element tiles (H200, H100, 2026-11-27; docs/permute.md)."""
-    if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
+    if perm.itemsize not in WORDS_ITEMSIZES or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize), run_to_b=run_to_b)
     if sides.b[0].in_stride != 1:
