@@ -4,7 +4,9 @@ SHORT_SEGMENT bytes or more: the plan before (element tiles) against permute_wor
 (permute.RUN_TO_B_REFUSED), on the permute suite's random permutations of the given seeds; every plan checked bit
 for bit against torch's permute, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/words_fallback_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry]
+    python3 scripts/words_fallback_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry] [--a=LOW:HIGH]
+
+With --a, only permutations whose side A (in words) holds LOW to HIGH - 1 bytes.
 """
 
 import json
@@ -16,6 +18,7 @@ from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
 
 DRY = "--dry" in sys.argv
+A_BYTES = next((tuple(int(v) for v in a.split("=")[1].split(":")) for a in sys.argv if a.startswith("--a=")), None)
 
 
 def plans(case):
@@ -30,7 +33,7 @@ def plans(case):
     if getattr(perm, "kind", None) != "permute" or permute._words_sides(perm) is not None:
         return None
     sides = permute.words_sides(perm)
-    if sides is None:
+    if sides is None or (A_BYTES and not A_BYTES[0] <= sides.size_a < A_BYTES[1]):
         return None
     plan = permute.build(perm, permute.natural_word(perm))
     permute.RUN_TO_B_REFUSED = False

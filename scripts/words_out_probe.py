@@ -4,7 +4,9 @@ axes or more, else element by element) against the other way, the same tile, on 
 permutations of the given seeds; every plan checked bit for bit against torch's permute, timed with torch and a copy
 of the same bytes in interleaved rounds.
 
-    python3 scripts/words_out_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry]
+    python3 scripts/words_out_probe.py OUT.json SEED_FROM SEED_TO MAX_CASES [--dry] [--a=LOW:HIGH]
+
+With --a, only permutations whose side A holds LOW to HIGH - 1 bytes and B two axes or more.
 """
 
 import dataclasses
@@ -17,6 +19,7 @@ from cornerturn.engine import permute
 from cornerturn.problem import canonical_permutation
 
 DRY = "--dry" in sys.argv
+A_BYTES = next((tuple(int(v) for v in a.split("=")[1].split(":")) for a in sys.argv if a.startswith("--a=")), None)
 
 
 def plans(case):
@@ -32,9 +35,11 @@ def plans(case):
     plan = permute.build(perm, permute.natural_word(perm))
     if not isinstance(plan.config, permute.PermuteWordsConfig) or plan.pieces[0][2].constexprs["OUT"] == 0:
         return None
+    sides = permute.words_sides(perm)
+    if A_BYTES and not (A_BYTES[0] <= sides.size_a < A_BYTES[1] and len(sides.b) >= 2):
+        return None
     other_out = "items" if plan.config.out == "shifted" else "shifted"
     other = permute.build(perm, 4, dataclasses.replace(plan.config, out=other_out))
-    sides = permute.words_sides(perm)
     return plan, other, {"size_a": sides.size_a, "na": len(sides.a), "nb": len(sides.b), "size_b": sides.size_b}
 
 

@@ -879,7 +879,8 @@ def test_words_modes_and_rule(monkeypatch):
         return permute.build(p, permute.natural_word(p)).pieces[0][2].constexprs
 
     assert launch((17, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 2  # 17 bytes of A: element by element
-    shifted = launch((130, 3, 6, 18), (2, 1, 3, 0), 1)  # 130, B of two axes or more: shifted into place, each
+    assert launch((130, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 2  # 130, under SHIFTED_OUT_MIN_A: element by element
+    shifted = launch((258, 3, 6, 18), (2, 1, 3, 0), 1)  # 258, B of two axes or more: shifted into place, each
     assert shifted["OUT"] == 1 and shifted["NEXT_BY_GATHER"] is True  # group's successor gathered from the tile
     assert launch((131, 3, 300), (2, 1, 0), 1)["OUT"] == 2  # 393, B of one axis: element by element
     assert launch((20, 3, 6, 18), (2, 1, 3, 0), 1)["OUT"] == 0  # whole words
@@ -890,7 +891,7 @@ def test_words_modes_and_rule(monkeypatch):
     told = launch((12, 3, 6, 18), (2, 1, 3, 0), 1)  # rows 324 B apart (81 words), runs of 3 words
     assert (told["IN_WORDS"], told["IN_ALIGN"], told["OUT_ALIGN"]) == (True, 1, 1)
     assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_ALIGN"] == 1  # rows inside words: nothing told
-    assert launch((130, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_ALIGN"] == 1  # runs shifted into place: nothing told
+    assert launch((258, 3, 6, 18), (2, 1, 3, 0), 1)["OUT_ALIGN"] == 1  # runs shifted into place: nothing told
     assert launch((6, 7, 16, 19), (1, 0, 3, 2), 1)["IN_WORDS"] is False  # rows of 19 bytes
     assert launch((6, 7, 16, 20), (1, 0, 3, 2), 1)["IN_WORDS"] is True
     cut = launch((6, 7, 16, 19), (1, 0, 3, 2), 1)  # B cut to its first axis, the other joins the rest
@@ -922,8 +923,11 @@ def test_words_modes_and_rule(monkeypatch):
         assert permute.build(refused, 4).pieces[0][2].constexprs["OUT"] == out
         x = _strided(np.uint8, shape, (1,) * 4, size_a)
         assert_bits_equal(run_engine(x, (0, 3, 2, 1)), reference(x, (0, 3, 2, 1)))
-    shifted = canon((3, 130, 9, 6), (0, 3, 2, 1), 1)  # A of 130 bytes would be shifted into place: element tiles
-    assert permute.words_sides(shifted) is None and permute._words_sides(shifted, None, permute.RUN_TO_B)
+    written = canon((3, 130, 9, 6), (0, 3, 2, 1), 1)  # A of 130 bytes, under SHIFTED_OUT_MIN_A: element by element
+    assert permute.words_sides(written).size_a == 130 and permute.build(written, 4).pieces[0][2].constexprs["OUT"] == 2
+    with monkeypatch.context() as m:  # where its output would be shifted into place: refused
+        m.setattr(permute, "SHIFTED_OUT_MIN_A", 128)
+        assert permute.words_sides(written) is None and permute._words_sides(written, None, permute.RUN_TO_B)
     tall = canon((20, 40, 14), (2, 1, 0), 1)  # the element tiles' B is 14 bytes (tiles of 512 x 16): kept
     assert permute.words_sides(tall) is None and permute._words_sides(tall, None, permute.RUN_TO_B)
     permute.RUN_TO_B_REFUSED = False

@@ -207,8 +207,11 @@ WORDS_ITEMSIZES = (1,)  # element sizes permute_words takes (2-byte elements kee
 # B has two axes or more, else written element by element. Shifted against element by element on 24 cases of seeds
 # 3000-3015: 1.04x-1.51x on the 13 such cases, 0.56x-1.22x (11 cases, 8 behind) on the others; on 32 cases of the
 # fresh seeds 4000-4015 with the rule set, 1.12x in geometric mean on the 18 it shifts (0.98x-1.28x), 0.73x on the 14
-# it does not (11 behind); H100, 2026-11-25, docs/permute.md
-SHIFTED_OUT_MIN_A = 128
+# it does not (11 behind); H100, 2026-11-25, docs/permute.md. With the kernel as it is since (the next group gathered,
+# digits by multiplying), A of 128-255 bytes ran 1.17x written element by element (6 of 6 ahead; seeds 7000-7099) and
+# 1.11x on 3 of seeds 7600-7699, A of 256-511 bytes level (1.01x), longer A 1.11x-1.18x shifted (H200, 2026-11-29,
+# docs/permute.md, "Output runs shifted into place from 256 bytes of A")
+SHIFTED_OUT_MIN_A = 256
 # Where the sides leave B segments of fewer than SHORT_SEGMENT bytes (its first axes end to end in the input; a row's
 # segments are then pieces of 8-15 bytes far apart, one sector a piece), A stops at RUN_TO_B bytes before an axis that
 # continues the input's run, so that B's segments grow, where they then hold SHORT_SEGMENT bytes or more and A spans
