@@ -202,7 +202,6 @@ WORDS_TILE = (128, 16, 8)  # rows, words along B, warps: 2,048 words a tile
 WORDS_MIN_B = 16  # bytes along B from which permute_words takes a permutation (4 words)
 SEGMENT_MIN = 8  # bytes a segment of B needs (its leading axes that lie end to end in the input)
 WORDS_MIN_A = 16  # bytes along A that permute_words needs
-WORDS_ITEMSIZES = (1,)  # element sizes permute_words takes (2-byte elements keep the element tiles: _words_sides)
 # Output runs along A that do not span whole words are shifted into place where A holds this many bytes or more and
 # B has two axes or more, else written element by element. Shifted against element by element on 24 cases of seeds
 # 3000-3015: 1.04x-1.51x on the 13 such cases, 0.56x-1.22x (11 cases, 8 behind) on the others; on 32 cases of the
@@ -265,8 +264,8 @@ def _words_sides(perm: Permutation, segment_min: int | None = None, run_to_b: in
     lies end to end short A stays in words (float8 98x301x7x133x11 by (3,1,0,4,2), 7 bytes along A, 1.85x the
     tiles; H100, 2026-11-25, docs/permute.md). 2-byte elements keep the element tiles: in words they ran at 64% of
     the copy in geometric mean against 71% (H100, 2026-11-25), and told where rows and runs start 0.87x-0.96x the
-    element tiles (H200, H100, 2026-11-27; docs/permute.md)."""
-    if perm.itemsize not in WORDS_ITEMSIZES or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
+    element tiles (H200, H100, 2026-11-27), and 0.90x on 60 random ones (H200, 2026-11-29; docs/permute.md)."""
+    if perm.itemsize != 1 or element_bytes(perm) != perm.itemsize or min(perm.in_strides) <= 0:
         return None
     sides = split(perm, perm.itemsize, max(16, SIDE_BYTES // perm.itemsize), run_to_b=run_to_b)
     if sides.b[0].in_stride != 1:
