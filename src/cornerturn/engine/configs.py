@@ -218,6 +218,21 @@ class CopyConfig:
         return f"copy{self.block}-w{self.num_warps}"
 
 
+@dataclass(frozen=True)
+class GatherConfig:
+    """A transpose_gather launch: `block` output elements a program (a power of two), num_warps warps."""
+
+    block: int = 2048
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        check_tile(self, "block", low=32, high=8 * MAX_BLOCK)
+
+    @property
+    def name(self) -> str:
+        return f"gather{self.block}-w{self.num_warps}"
+
+
 def _pow2_at_most(n: int) -> int:
     return 1 << max(0, int(n).bit_length() - 1)
 

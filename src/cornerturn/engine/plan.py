@@ -10,6 +10,7 @@ from .configs import (
     NARROW_MAX_ROW_BYTES,
     OUT_MODES,
     CopyConfig,
+    GatherConfig,
     InterleaveConfig,
     NarrowConfig,
     PairsConfig,
@@ -24,7 +25,7 @@ from .configs import (
 )
 from .launch import Launch, inline_asm
 
-Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig
+Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig | GatherConfig
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
@@ -185,6 +186,22 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "SHIFT": outputs_shifted(problem), "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
+    if isinstance(config, GatherConfig):
+        if out_row_stride != problem.rows * problem.itemsize or problem.kind != "transpose" or words < 1:
+            raise ValueError("GatherConfig: transpose_gather moves whole elements in words that divide them into one "
+                             "C-contiguous output (no wider rows)")
+        from . import gather_kernel
+        from .permute import divisor_magic
+
+        total = inner * problem.rows * problem.cols
+        wide = total * words >= WIDE_FROM or reach >= WIDE_FROM
+        magic = not wide and total + config.block < 2**31 and problem.rows >= 2 and problem.cols >= 2
+        m_rows, h_rows = divisor_magic(problem.rows) if magic else (0, 0)
+        m_cols, h_cols = divisor_magic(problem.cols) if magic else (0, 0)
+        return Launch(gather_kernel.transpose_gather, math.ceil(total / config.block),
+                      (total, problem.rows, problem.cols, inner_stride // word, problem.row_stride // word,
+                       problem.col_stride // word, m_rows, h_rows, m_cols, h_cols),
+                      {"BLOCK": config.block, "WORDS": words, "WIDE": wide, "MAGIC": magic}, config.num_warps, word)
     if isinstance(config, PairsConfig):
         assert word == 8 and problem.itemsize == 16 and problem.col_stride == 16
         tiles_r = math.ceil(problem.rows / config.block_r)
