@@ -3,7 +3,10 @@ flat run, each element gathered from its matrix) in a few program sizes; matrice
 log-uniform from 2 to MAX_SIDE, element sizes given, 64-512 MiB a case); every plan checked bit for bit against
 torch's transpose, timed with torch and a copy of the same bytes in interleaved rounds.
 
-    python3 scripts/small_matrices_probe.py OUT.json SEED CASES [--sizes=4,8,16] [--max-side=128] [--dry]
+    python3 scripts/small_matrices_probe.py OUT.json SEED CASES [--sizes=4,8,16] [--max-side=128] [--dry] [--rule]
+
+With --rule, only the matrices the planner now moves in transpose_gather (engine.configs.small_matrices): its plan
+against the plan without that rule.
 """
 
 import json
@@ -17,6 +20,7 @@ from cornerturn.engine.configs import GatherConfig, word_size
 from cornerturn.problem import canonical
 
 DRY = "--dry" in sys.argv
+RULE = "--rule" in sys.argv
 SIZES = [int(v) for v in next((a.split("=")[1] for a in sys.argv if a.startswith("--sizes=")), "4,8,16").split(",")]
 MAX_SIDE = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--max-side=")), "128"))
 GATHERS = (GatherConfig(1024, 4), GatherConfig(2048, 4), GatherConfig(4096, 8))
@@ -40,7 +44,16 @@ def plans(size, shape):
 
     strides = (shape[1] * shape[2] * size, shape[2] * size, size)
     problem = canonical(shape, strides, size)
+    from cornerturn.engine import configs
+
+    configs.GATHER_SMALL = not RULE
+    engine.choose.cache_clear()
     planned = engine.choose(problem, "cuda:0")
+    configs.GATHER_SMALL = True
+    engine.choose.cache_clear()
+    if RULE:
+        ruled = engine.choose(problem, "cuda:0")
+        return problem, planned, [ruled] if ruled.config != planned.config else None
     word = word_size(problem)
     from cornerturn.engine.plan import build
 
@@ -81,6 +94,8 @@ def main() -> None:
     rows = []
     for dtype, size, shape in draw(seed, cases):
         problem, planned, gathers = plans(size, shape)
+        if gathers is None:  # --rule: a plan the rule leaves
+            continue
         name = f"{dtype} {shape[0]} x ({shape[1]}x{shape[2]})"
         if DRY:
             print(f"{name:36s} {planned.config.name}")

@@ -60,11 +60,14 @@ def choose(problem: Problem | Permutation, device: str, word: int | None = None,
         if hit is not None:
             word, config, reason = hit
     if config is None:
-        from .configs import skinny
+        from .configs import heuristic, skinny, small_matrices
 
         hit = skinny(problem, fixed)
         if hit is not None:
             word, config, reason = hit
+        small = small_matrices(problem, config or heuristic(problem, word))
+        if small is not None and (fixed is None or fixed == small[0]):
+            word, config, reason = small
     return build(problem, word, config, reason)
 
 
