@@ -117,6 +117,30 @@ for dtype, shape in ((torch.int8, (3, 7001)), (torch.int8, (5, 4097)), (torch.in
                 bad += 1
                 print("WRONG narrow", shape, dtype, config, wide)
 
+# transpose_gather: batches of small matrices as one flat run (dividing by multiplying, and with 64-bit offsets by
+# dividing), a partial last program, strided columns, 16-byte elements as two words; nothing past the output written
+from cornerturn.engine.configs import GatherConfig, word_size  # noqa: E402
+
+for dtype, shape in ((torch.float32, (1001, 5, 4)), (torch.float64, (333, 8, 34)), (torch.complex128, (257, 5, 5)),
+                     (torch.float32, (7, 3, 71)), (torch.int32, (3, 1, 2, 9))):
+    base = torch.randint(-128, 127, (*shape[:-1], 2 * shape[-1] * torch.empty((), dtype=dtype).element_size()),
+                         dtype=torch.int8, device="cuda").view(dtype)
+    for x in (base[..., :shape[-1]], base[..., ::2]):
+        size = x.element_size()
+        problem = canonical(tuple(x.shape), tuple(st * size for st in x.stride()), size)
+        want = x.transpose(-1, -2).contiguous().reshape(-1).view(torch.int8)
+        for config in (GatherConfig(32, 1), GatherConfig(2048, 4)):
+            for wide in (False, True):
+                engine_plan.WIDE_FROM = 0 if wide else 2**31
+                out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+                for x_offset, out_offset, launch in engine_plan.build(problem, word_size(problem), config).pieces:
+                    launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                        torch.cuda.current_stream().cuda_stream, 0)
+                engine_plan.WIDE_FROM = 2**31
+                if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                    bad += 1
+                    print("WRONG gather", shape, dtype, tuple(x.stride()), config, wide)
+
 IN_PLACE_DTYPES = (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128)
 
 

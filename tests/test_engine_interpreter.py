@@ -679,3 +679,99 @@ def test_shifted_words_tiles_keep_their_registers(config):
     found = sm90.run(_REGISTERS, [1157, 1156, list(config)])
     assert found["constexprs"]["OUT"] == 1 and found["constexprs"]["EDGES"] and not found["constexprs"]["JOIN"]
     assert found["registers"] <= 128
+
+
+GATHER_CASES = [  # (shape, dtype, steps, move): batches of small matrices for transpose_gather
+    ((37, 8, 34), np.float64, None, False),  # 8 x 34: the heuristic's 32 x 64 tile 13% full
+    ((41, 5, 4), np.float32, None, False),  # 80-byte matrices
+    ((9, 5, 5), np.complex128, None, False),  # 16-byte elements as two words
+    ((6, 3, 7), np.int32, (1, 1, 2), False),  # strided columns
+    ((3, 4, 5, 6), np.float32, (2, 1, 1, 1), False),  # two batch axes that do not fuse: a launch each outer index
+    ((5, 4, 3, 2), np.float32, None, True),  # a batch axis moved last: a disguised copy, not GatherConfig's
+    ((3, 2, 1, 9), np.float64, None, False),  # one row: a disguised copy per matrix, left to copy_strided
+]
+
+
+@pytest.mark.parametrize("shape, dtype, steps, move", GATHER_CASES, ids=str)
+def test_gather_kernel_on_small_batches(shape, dtype, steps, move, rng, monkeypatch):
+    """transpose_gather, bit-exact: the output as one flat run, programs of 32 elements (a partial last one) and of
+    the planner's size, dividing by multiplying and (64-bit offsets) by dividing; nothing past the output written
+    (run_engine checks it)."""
+    from cornerturn.engine.configs import GatherConfig, word_size
+
+    base, x = make(shape, dtype, rng, steps, move)
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    if problem.kind != "transpose":
+        with pytest.raises(ValueError, match="GatherConfig"):
+            engine_plan.build(problem, word_size(problem), GatherConfig())
+        return
+    word = word_size(problem)
+    launch = engine_plan.build(problem, word, GatherConfig(32, 1)).pieces[0][2]
+    assert launch.constexprs["MAGIC"] is True and launch.constexprs["WORDS"] == x.itemsize // word
+    for config in (GatherConfig(32, 1), GatherConfig()):
+        assert_bits_equal(run_engine(base, x, config, word), reference(x))
+    monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
+    assert engine_plan.build(problem, word, GatherConfig(32, 1)).pieces[0][2].constexprs["MAGIC"] is False
+    assert_bits_equal(run_engine(base, x, GatherConfig(32, 1), word), reference(x))
+
+
+def test_small_matrices_rule():
+    """Batches of 4- to 16-byte matrices of 1 KiB or less, or whose tile the planner would fill under 30%, take
+    transpose_gather; others keep their tiles; 1- and 2-byte matrices keep their own rules."""
+    from cornerturn.engine import configs
+    from cornerturn.engine.configs import GATHER_BLOCKS, GatherConfig, small_matrices, tile_fill
+
+    def problem(shape, itemsize):
+        strides = (shape[1] * shape[2] * itemsize, shape[2] * itemsize, itemsize)
+        return canonical(shape, strides, itemsize)
+
+    tiny = problem((100000, 5, 4), 4)  # 80 B a matrix
+    word, config, reason = small_matrices(tiny, heuristic(tiny, 4))
+    assert (word, config) == (4, GatherConfig(GATHER_BLOCKS[4])) and "80 B" in reason
+    sparse = problem((10000, 8, 34), 8)  # 2,176 B, in tiles of 32 x 64: 13% full
+    assert tile_fill(sparse, heuristic(sparse, 8)) < configs.GATHER_FILL
+    assert small_matrices(sparse, heuristic(sparse, 8))[1] == GatherConfig(2048)
+    full = problem((1000, 62, 35), 4)  # 8,680 B in tiles of 32 x 32 (more than half full): tiles
+    assert small_matrices(full, heuristic(full, 4)) is None
+    assert small_matrices(problem((100000, 5, 4), 2), None) is None  # 2-byte elements: their own rules
+    c128 = problem((100000, 5, 4), 16)
+    assert small_matrices(c128, heuristic(c128, 8))[:2] == (8, GatherConfig(2048))
+    assert small_matrices(canonical((5, 4), (16, 4), 4), None) is not None  # one matrix too
+    configs.GATHER_SMALL = False
+    try:
+        assert small_matrices(tiny, None) is None
+    finally:
+        configs.GATHER_SMALL = True
+    assert tile_fill(tiny, TileConfig(8, 4)) == 20 / 32 and tile_fill(tiny, None) == 1.0
+    with pytest.raises(ValueError, match="GatherConfig.block"):
+        GatherConfig(100)
+    with pytest.raises(ValueError, match="GatherConfig"):  # a wider output row, or a word wider than the element
+        engine_plan.build(canonical((5, 4), (16, 4), 4), 4, GatherConfig(), out_row_stride=64)
+    assert GatherConfig(1024, 4).name == "gather1024-w4"
+
+
+_GATHER_PTX = """
+import json, re, sys
+from sm90 import compile_launch, registers
+from cornerturn.engine import plan as engine_plan
+from cornerturn.engine.configs import GatherConfig
+from cornerturn.problem import canonical
+rows, cols, itemsize, word, block = json.loads(sys.argv[1])
+problem = canonical((1000, rows, cols), (rows * cols * itemsize, cols * itemsize, itemsize), itemsize)
+compiled = compile_launch(engine_plan.build(problem, word, GatherConfig(block, 4)).pieces[0][2])
+ptx = compiled.asm["ptx"]
+print(json.dumps({"stores": sorted(set(re.findall(r"st\\.global[.\\w]*", ptx))),
+                  "divides": len(re.findall(r"\\bdiv\\.", ptx)), "mulhi": len(re.findall(r"mul\\.hi", ptx)),
+                  "registers": registers(compiled)}))
+"""
+
+
+@pytest.mark.slow
+def test_gather_kernel_compiles_to_vector_stores_and_multiplies():
+    """transpose_gather compiled for sm_90: each lane's run of output words is stored as 16-byte vectors, and the
+    output index is split into (matrix, column, row) by multiplying (no division), in few registers."""
+    import sm90
+
+    found = sm90.run(_GATHER_PTX, [8, 34, 4, 4, 1024])
+    assert any(".v4" in op for op in found["stores"]), found
+    assert found["divides"] == 0 and found["mulhi"] > 0 and found["registers"] <= 64, found

@@ -110,7 +110,8 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
 
     words = problem.itemsize // word
     if problem.kind == "copy":
-        assert isinstance(config, CopyConfig)
+        if not isinstance(config, CopyConfig):
+            raise ValueError(f"{type(config).__name__}: the problem is a disguised copy, which takes CopyConfig")
         total = inner * problem.cols
         contiguous = problem.col_stride == problem.itemsize and (inner == 1 or
                                                                  inner_stride == problem.cols * problem.itemsize)
