@@ -748,6 +748,13 @@ def test_small_matrices_rule():
     with pytest.raises(ValueError, match="GatherConfig"):  # a wider output row, or a word wider than the element
         engine_plan.build(canonical((5, 4), (16, 4), 4), 4, GatherConfig(), out_row_stride=64)
     assert GatherConfig(1024, 4).name == "gather1024-w4"
+    # autotune measures it on matrices with both sides under 256, and keeps it in its cache
+    from cornerturn.engine import tune
+
+    assert {c for c in candidates(sparse) if isinstance(c, GatherConfig)} == {
+        GatherConfig(1024, 4), GatherConfig(2048, 4), GatherConfig(4096, 8)}
+    assert not any(isinstance(c, GatherConfig) for c in candidates(problem((10, 300, 34), 8)))
+    assert tune.config_from_dict(tune.config_to_dict(GatherConfig(4096, 8))) == GatherConfig(4096, 8)
 
 
 _GATHER_PTX = """

@@ -444,7 +444,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
 
 def candidates(problem: Problem, word: int | None = None) -> list:
     """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
-    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB."""
+    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB; for
+    matrices of 4- to 16-byte elements with both sides under 256, transpose_gather in programs of 1,024 to 4,096."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
     word = word or natural_word(problem)
@@ -472,4 +473,6 @@ def candidates(problem: Problem, word: int | None = None) -> list:
                 continue
             for warps in (4, 8):
                 found.add(TileConfig(br, bc, warps))
+    if problem.itemsize in GATHER_BLOCKS and max(problem.rows, problem.cols) < 256 and problem.itemsize % word == 0:
+        found |= {GatherConfig(1024, 4), GatherConfig(2048, 4), GatherConfig(4096, 8)}
     return sorted(found, key=lambda c: c.name)

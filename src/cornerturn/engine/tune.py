@@ -19,13 +19,22 @@ from pathlib import Path
 
 from ..arrays import byte_range
 from ..problem import Permutation, Problem
-from .configs import CopyConfig, InterleaveConfig, NarrowConfig, PairsConfig, TileConfig, WordsConfig, candidates
+from .configs import (
+    CopyConfig,
+    GatherConfig,
+    InterleaveConfig,
+    NarrowConfig,
+    PairsConfig,
+    TileConfig,
+    WordsConfig,
+    candidates,
+)
 from .permute import PermuteConfig, PermuteInterleaveConfig, PermuteWordsConfig, RunsConfig, ShiftedRunsConfig
 
 _KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig,
           "interleave": InterleaveConfig, "permute": PermuteConfig, "runs": RunsConfig,
           "shifted-runs": ShiftedRunsConfig, "permute-words": PermuteWordsConfig,
-          "permute-interleave": PermuteInterleaveConfig}
+          "permute-interleave": PermuteInterleaveConfig, "gather": GatherConfig}
 
 SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
