@@ -733,6 +733,8 @@ def test_small_matrices_rule():
     assert small_matrices(sparse, heuristic(sparse, 8))[1] == GatherConfig(2048)
     full = problem((1000, 62, 35), 4)  # 8,680 B in tiles of 32 x 32 (more than half full): tiles
     assert small_matrices(full, heuristic(full, 4)) is None
+    wide = problem((10, 257, 257), 4)  # a side over GATHER_MAX_SIDE: tiles, however full
+    assert small_matrices(wide, TileConfig(512, 512)) is None and tile_fill(wide, TileConfig(512, 512)) < 0.3
     assert small_matrices(problem((100000, 5, 4), 2), None) is None  # 2-byte elements: their own rules
     c128 = problem((100000, 5, 4), 16)
     assert small_matrices(c128, heuristic(c128, 8))[:2] == (8, GatherConfig(2048))

@@ -243,6 +243,7 @@ class GatherConfig:
 GATHER_SMALL = True
 GATHER_MATRIX_BYTES = 1024
 GATHER_FILL = 0.3
+GATHER_MAX_SIDE = 128  # the sides the rule was measured on (2 to 128): larger matrices gather from more than the L1
 GATHER_BLOCKS = {4: 1024, 8: 2048, 16: 2048}
 
 
@@ -256,9 +257,11 @@ def tile_fill(problem: Problem, config) -> float:
 
 
 def small_matrices(problem: Problem, config) -> tuple[int, GatherConfig, str] | None:
-    """(word, GatherConfig, reason) for a transpose of 4- to 16-byte elements whose matrices hold at most
-    GATHER_MATRIX_BYTES, or that `config` (the plan it would take) tiles under GATHER_FILL full; else None."""
-    if not GATHER_SMALL or problem.kind != "transpose" or problem.itemsize not in GATHER_BLOCKS:
+    """(word, GatherConfig, reason) for a transpose of 4- to 16-byte elements with sides of at most GATHER_MAX_SIDE
+    whose matrices hold at most GATHER_MATRIX_BYTES, or that `config` (the plan it would take) tiles under GATHER_FILL
+    full; else None."""
+    if not GATHER_SMALL or problem.kind != "transpose" or problem.itemsize not in GATHER_BLOCKS or \
+            max(problem.rows, problem.cols) > GATHER_MAX_SIDE:
         return None
     matrix = problem.rows * problem.cols * problem.itemsize
     fill = tile_fill(problem, config)
