@@ -238,8 +238,9 @@ class GatherConfig:
 # GATHER_FILL of its lanes with elements (the tile holds one matrix, padded to powers of two along both sides). On 40
 # random batches of matrices with sides of 2 to 128 (seed 9001) the 21 such ran 2.17x the tiles in geometric mean
 # (1.03x-11.6x: float32 2702631 x (5x4) 7% -> 91% of the copy, complex128 1315168 x (5x5) 32% -> 97%), the other 19
-# 0.52x-0.98x (tiles that fill their lanes and matrices of several KiB, whose gathers the L1 holds less of). H200,
-# 2026-11-29, docs/engine.md, "Batches of small matrices".
+# 0.50x-1.02x, 17 behind (tiles that fill their lanes and matrices of several KiB, whose gathers the L1 holds less
+# of); on the fresh seeds 9002 and 9003, 2.08x and 3.49x over 20 and 23. H200, 2026-11-29, docs/engine.md, "Batches
+# of small matrices".
 GATHER_SMALL = True
 GATHER_MATRIX_BYTES = 1024
 GATHER_FILL = 0.3
