@@ -686,6 +686,7 @@ GATHER_CASES = [  # (shape, dtype, steps, move): batches of small matrices for t
     ((41, 5, 4), np.float32, None, False),  # 80-byte matrices
     ((9, 5, 5), np.complex128, None, False),  # 16-byte elements as two words
     ((6, 3, 7), np.int32, (1, 1, 2), False),  # strided columns
+    ((7, 5, 6), np.float64, (-1, -1, -1), False),  # every stride negative
     ((3, 4, 5, 6), np.float32, (2, 1, 1, 1), False),  # two batch axes that do not fuse: a launch each outer index
     ((5, 4, 3, 2), np.float32, None, True),  # a batch axis moved last: a disguised copy, not GatherConfig's
     ((3, 2, 1, 9), np.float64, None, False),  # one row: a disguised copy per matrix, left to copy_strided
