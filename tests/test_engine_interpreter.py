@@ -732,6 +732,7 @@ def test_small_matrices_rule():
     sparse = problem((10000, 8, 34), 8)  # 2,176 B, in tiles of 32 x 64: 13% full
     assert tile_fill(sparse, heuristic(sparse, 8)) < configs.GATHER_FILL
     assert small_matrices(sparse, heuristic(sparse, 8))[1] == GatherConfig(2048)
+    assert small_matrices(sparse, None, 8) == small_matrices(sparse, heuristic(sparse, 8))  # the heuristic's tile
     full = problem((1000, 62, 35), 4)  # 8,680 B in tiles of 32 x 32 (more than half full): tiles
     assert small_matrices(full, heuristic(full, 4)) is None
     wide = problem((10, 257, 257), 4)  # a side over GATHER_MAX_SIDE: tiles, however full

@@ -60,12 +60,12 @@ def choose(problem: Problem | Permutation, device: str, word: int | None = None,
         if hit is not None:
             word, config, reason = hit
     if config is None:
-        from .configs import heuristic, skinny, small_matrices
+        from .configs import skinny, small_matrices
 
         hit = skinny(problem, fixed)
         if hit is not None:
             word, config, reason = hit
-        small = small_matrices(problem, config or heuristic(problem, word))
+        small = small_matrices(problem, config, word)
         if small is not None and (fixed is None or fixed == small[0]):
             word, config, reason = small
     return build(problem, word, config, reason)

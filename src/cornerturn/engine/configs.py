@@ -248,27 +248,35 @@ GATHER_MAX_SIDE = 128  # the sides the rule was measured on (2 to 128): larger m
 GATHER_BLOCKS = {4: 1024, 8: 2048, 16: 2048}
 
 
+def padded_fill(size_a: int, size_b: int, block_a: int, block_b: int) -> float:
+    """The share of a tile's lanes that hold elements: the sides' extents over the extents rounded up to whole
+    blocks."""
+    return size_a * size_b / (-(-size_a // block_a) * block_a * -(-size_b // block_b) * block_b)
+
+
 def tile_fill(problem: Problem, config) -> float:
     """The share of a tile's lanes that hold elements of one matrix (a TileConfig's or PairsConfig's block_r x
-    block_c over the matrix, ragged edges padded); 1 for other configurations."""
+    block_c over the matrix, ragged edges padded: padded_fill); 1 for other configurations."""
     if not isinstance(config, (TileConfig, PairsConfig)):
         return 1.0
-    rows, cols, br, bc = problem.rows, problem.cols, config.block_r, config.block_c
-    return rows * cols / (-(-rows // br) * br * -(-cols // bc) * bc)
+    return padded_fill(problem.rows, problem.cols, config.block_r, config.block_c)
 
 
-def small_matrices(problem: Problem, config) -> tuple[int, GatherConfig, str] | None:
+def small_matrices(problem: Problem, config, word: int | None = None) -> tuple[int, GatherConfig, str] | None:
     """(word, GatherConfig, reason) for a transpose of 4- to 16-byte elements with sides of at most GATHER_MAX_SIDE
-    whose matrices hold at most GATHER_MATRIX_BYTES, or that `config` (the plan it would take) tiles under GATHER_FILL
-    full; else None."""
+    whose matrices hold at most GATHER_MATRIX_BYTES, or that `config` (the plan it would take; the heuristic's in
+    `word` where None) tiles under GATHER_FILL full; else None."""
     if not GATHER_SMALL or problem.kind != "transpose" or problem.itemsize not in GATHER_BLOCKS or \
             max(problem.rows, problem.cols) > GATHER_MAX_SIDE:
         return None
     matrix = problem.rows * problem.cols * problem.itemsize
-    fill = tile_fill(problem, config)
-    if matrix > GATHER_MATRIX_BYTES and fill >= GATHER_FILL:
-        return None
-    why = f"matrices of {matrix} B" if matrix <= GATHER_MATRIX_BYTES else f"tiles {fill:.0%} full"
+    if matrix <= GATHER_MATRIX_BYTES:
+        why = f"matrices of {matrix} B"
+    else:
+        fill = tile_fill(problem, config or heuristic(problem, word))
+        if fill >= GATHER_FILL:
+            return None
+        why = f"tiles {fill:.0%} full"
     return (word_size(problem), GatherConfig(GATHER_BLOCKS[problem.itemsize]),
             f"small matrices: {why}, moved as one flat run (engine.configs.small_matrices)")
 

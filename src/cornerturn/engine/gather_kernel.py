@@ -11,6 +11,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
+from .kernels import _move_elements
 from .permute_kernel import _quotient
 
 
@@ -32,10 +33,4 @@ def transpose_gather(x_ptr, out_ptr, total, rows, cols, batch_stride, row_stride
     r = o - t * rows
     c = t - b * cols
     src = b * batch_stride + r * row_stride + c * col_stride  # in words
-    if WORDS == 1:
-        tl.store(out_ptr + o, tl.load(x_ptr + src, mask=mask), mask=mask)
-    else:
-        w = tl.arange(0, WORDS)
-        m2 = mask[:, None]
-        v = tl.load(x_ptr + src[:, None] + w[None, :], mask=m2)
-        tl.store(out_ptr + o[:, None] * WORDS + w[None, :], v, mask=m2)
+    _move_elements(x_ptr, out_ptr, src, o, mask, WORDS)

@@ -598,12 +598,19 @@ def copy_strided(x_ptr, out_ptr, total, cols, batch_stride, col_stride,
         b = o // cols
         k = o - b * cols
         src_elem = b * batch_stride + k * col_stride
+    _move_elements(x_ptr, out_ptr, src_elem, o, mask, WORDS)
+
+
+@triton.jit
+def _move_elements(x_ptr, out_ptr, src, o, mask, WORDS: tl.constexpr):
+    """out[o] = x[src] for the lanes in `mask`, elements of WORDS words (offsets in elements of the output, in words
+    of the input): a flat run of the output, each element loaded from where it lies."""
     if WORDS == 1:
-        tl.store(out_ptr + o, tl.load(x_ptr + src_elem, mask=mask), mask=mask)
+        tl.store(out_ptr + o, tl.load(x_ptr + src, mask=mask), mask=mask)
     else:
         w = tl.arange(0, WORDS)
         m2 = mask[:, None]
-        v = tl.load(x_ptr + src_elem[:, None] + w[None, :], mask=m2)
+        v = tl.load(x_ptr + src[:, None] + w[None, :], mask=m2)
         tl.store(out_ptr + o[:, None] * WORDS + w[None, :], v, mask=m2)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..problem import Permutation
 from ..tiling import Axis, Sides, chained, element_bytes, segment_axes, segment_extent, split, widest_word, word_axes
 from . import plan as engine_plan
-from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile
+from .configs import MAX_BLOCK, OUT_MODES, TILE_BYTES, _pow2_at_least, _pow2_at_most, check_tile, padded_fill
 from .launch import Launch, inline_asm
 from .plan import EnginePlan, alignment
 
@@ -455,12 +455,6 @@ WIDE_BASE_ITEMSIZES = (16,)
 # lanes") 1.040x over 19 random 8- and 16-byte permutations of seeds 7401-7444 (0.996x-1.21x), and on the fresh
 # seeds 7445-7464 1.019x over the 67 it changes (0.985x-1.17x, none behind by more than 2%, 24 ahead by more than 2%)
 NARROW_B, NARROW_B_FROM_A, NARROW_B_GAIN = 32, 64, 1.05
-
-
-def padded_fill(size_a: int, size_b: int, block_a: int, block_b: int) -> float:
-    """The share of a plan's tile lanes that hold elements: the sides' extents over the extents rounded up to whole
-    blocks."""
-    return size_a * size_b / (-(-size_a // block_a) * block_a * -(-size_b // block_b) * block_b)
 
 
 def narrow_b(sides: Sides, config: PermuteConfig) -> PermuteConfig:
