@@ -209,6 +209,32 @@ def narrow_tile(problem: Problem, config: NarrowConfig) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class SplitConfig:
+    """A transpose_split launch (matrices of a few columns of 1- or 2-byte elements, rows end to end): programs of
+    `block` lanes, each a group of 4 / itemsize input rows, num_warps warps."""
+
+    block: int = 256
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        check_tile(self, "block", low=32)
+
+    @property
+    def name(self) -> str:
+        return f"split{self.block}-w{self.num_warps}"
+
+
+SPLIT_MAX_COLS = {1: 31, 2: 16}  # columns that transpose_split takes: a lane keeps C words, twice where shifted
+
+
+def split_ok(problem: Problem) -> bool:
+    """What transpose_split takes: a matrix that words_ok takes of 2 to SPLIT_MAX_COLS columns whose rows lie end to
+    end (each matrix's input one run) and whose batch, if any, is one axis."""
+    return (words_ok(problem) and 2 <= problem.cols <= SPLIT_MAX_COLS[problem.itemsize]
+            and problem.row_stride == problem.cols * problem.itemsize and len(problem.batch) <= 1)
+
+
+@dataclass(frozen=True)
 class CopyConfig:
     block: int = 4096
     num_warps: int = 8

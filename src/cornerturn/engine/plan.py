@@ -14,6 +14,7 @@ from .configs import (
     InterleaveConfig,
     NarrowConfig,
     PairsConfig,
+    SplitConfig,
     TileConfig,
     WordsConfig,
     _pow2_at_least,
@@ -22,10 +23,12 @@ from .configs import (
     narrow_ok,
     narrow_tile,
     outputs_shifted,
+    split_ok,
 )
 from .launch import Launch, inline_asm
 
-Config = TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig | GatherConfig
+Config = (TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | InterleaveConfig | GatherConfig
+          | SplitConfig)
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
@@ -100,7 +103,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
     """The launch for `inner` matrices `inner_stride` bytes apart; `out_row_stride` (bytes) for an output whose
     rows are further apart than a C-contiguous one's (one matrix only); `offsets` (words kernel only): the bytes by
     which x and out start past the whole words that the launch's pointers are."""
-    from . import kernels, narrow_kernel
+    from . import kernels, narrow_kernel, split_kernel
 
     if out_row_stride is None:
         out_row_stride = problem.rows * problem.itemsize
@@ -187,6 +190,21 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "SHIFT": outputs_shifted(problem), "IN_WORDS": in_words,
                        "IN_ALIGN": alignment(inner_stride // 4, problem.row_stride // 4) if in_words else 1,
                        "WIDE": wide, **shared}, config.num_warps, 4)
+    if isinstance(config, SplitConfig):
+        span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
+                                                split_ok(problem), "SplitConfig: transpose_split takes 2 to 31 columns "
+                                                "of bytes or 2 to 16 of 2-byte elements in 32-bit words, rows end to "
+                                                "end, a C-contiguous output, one batch axis (engine.configs.split_ok)")
+        pack = 4 // problem.itemsize
+        groups = math.ceil(problem.rows / pack)
+        shift = problem.rows % pack != 0  # output rows that start inside words: groups + 1 words a row
+        tiles = math.ceil((groups + shift) / config.block)
+        wide = max(nbytes, inner * span) + 8 * problem.cols * config.block >= WIDE_FROM or inner * tiles >= WIDE_FROM
+        shared["OUT_ALIGN"] = 1 if shift else alignment(groups) if inner == 1 else alignment(groups, span // 4)
+        return Launch(split_kernel.transpose_split, inner * tiles,
+                      (problem.rows, inner_stride, groups, tiles, span, nbytes),
+                      {"C": problem.cols, "BLOCK": config.block, "IN_WORDS": inner == 1 or inner_stride % 4 == 0,
+                       "SHIFT": shift, "WIDE": wide, **shared}, config.num_warps, 4)
     if isinstance(config, GatherConfig):
         if out_row_stride != problem.rows * problem.itemsize or problem.kind != "transpose" or words < 1:
             raise ValueError("GatherConfig: transpose_gather moves whole elements in words that divide them into one "
