@@ -90,11 +90,13 @@ def transpose_split(x_ptr, out_ptr, rows, batch_stride, groups, tiles, span_byte
             word = tl.where(o > 0, _funnel_shift(_split_word(before, c, C, E, ASM), word, up, ASM), word)
             ends = (row_bytes + o) // 4  # words before this one lie wholly in the row
             tl.store(out_ptr + base + g, word.to(tl.int32, bitcast=True), mask=(g >= (o + 3) // 4) & (g < ends))
-            inside = 4 * g - o  # the row's byte that each word starts at
-            edge = ((g == 0) & (o > 0)) | (g == ends)
-            for i in tl.static_range(4):
-                byte = ((word >> (8 * i)) & 0xFF).to(tl.uint8)
-                tl.store(items + (base + g) * 4 + i, byte, mask=edge & (inside + i >= 0) & (inside + i < row_bytes))
+            if ((t == 0) & (o > 0)) | (t == ends // BLOCK):  # the programs that hold the row's first or last word
+                inside = 4 * g - o  # the row's byte that each word starts at
+                edge = ((g == 0) & (o > 0)) | (g == ends)
+                for i in tl.static_range(4):
+                    byte = ((word >> (8 * i)) & 0xFF).to(tl.uint8)
+                    tl.store(items + (base + g) * 4 + i, byte,
+                             mask=edge & (inside + i >= 0) & (inside + i < row_bytes))
     else:
         for c in tl.static_range(C):
             word = _split_word(built, c, C, E, ASM)
