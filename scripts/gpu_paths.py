@@ -117,6 +117,35 @@ for dtype, shape in ((torch.int8, (3, 7001)), (torch.int8, (5, 4097)), (torch.in
                 bad += 1
                 print("WRONG narrow", shape, dtype, config, wide)
 
+# transpose_split: a few columns whose rows lie end to end, one matrix or a batch of them with gaps (matrices
+# starting inside words among them), output rows at whole words or shifted into place (edge bytes one by one), a
+# partial last program, 64-bit offsets; nothing past the output written
+from cornerturn.engine.configs import SplitConfig, split_ok  # noqa: E402
+
+for dtype, shape, keep in ((torch.int8, (7001, 3), 7001), (torch.int8, (4097, 5), 4097),
+                           (torch.int8, (4, 1010, 3), 1001), (torch.int8, (3, 1010, 7), 1003),
+                           (torch.int8, (8001, 31), 8001), (torch.int8, (2, 4100, 4), 4096),
+                           (torch.float16, (3001, 5), 3001), (torch.float16, (3, 1005, 3), 1001),
+                           (torch.float16, (2001, 16), 2001), (torch.int8, (20001, 2), 20001)):
+    base = torch.randint(-128, 127, (*shape[:-1], shape[-1] * (2 if dtype == torch.float16 else 1)), dtype=torch.int8,
+                         device="cuda").view(dtype)
+    x = base[..., :keep, :] if len(shape) == 3 else base[:keep]
+    size = x.element_size()
+    problem = canonical(tuple(x.shape), tuple(st * size for st in x.stride()), size)
+    assert split_ok(problem), problem
+    want = x.transpose(-1, -2).contiguous().reshape(-1).view(torch.int8)
+    for config in (SplitConfig(32, 1), SplitConfig(256, 4), SplitConfig(512, 4)):
+        for wide in (False, True):
+            engine_plan.WIDE_FROM = 0 if wide else 2**31
+            out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
+            for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
+                launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
+                                    torch.cuda.current_stream().cuda_stream, 0)
+            engine_plan.WIDE_FROM = 2**31
+            if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                bad += 1
+                print("WRONG split", shape, keep, dtype, config, wide)
+
 # transpose_gather: batches of small matrices as one flat run (dividing by multiplying, and with 64-bit offsets by
 # dividing), a partial last program, strided columns, 16-byte elements as two words; nothing past the output written
 from cornerturn.engine.configs import GatherConfig, word_size  # noqa: E402

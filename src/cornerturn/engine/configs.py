@@ -234,6 +234,30 @@ def split_ok(problem: Problem) -> bool:
             and problem.row_stride == problem.cols * problem.itemsize and len(problem.batch) <= 1)
 
 
+# Few columns whose rows lie end to end move in transpose_split where a row holds up to SPLIT_MAX_BYTES (but rows of
+# one whole word where output rows start at whole words: the words kernel's tiles ran level), in programs of 512
+# lanes where output rows start inside words and of 256 where they start at whole words; shifted rows of up to
+# SPLIT_MAX_SHIFTED_BYTES in programs of 256. Set on seed 9501 (32 matrices; NVIDIA H200, 2026-11-29,
+# docs/engine.md, "Pixels split into planes").
+SPLIT_RULE = True
+SPLIT_MAX_BYTES = 12
+SPLIT_MAX_SHIFTED_BYTES = 20
+
+
+def split_rule(problem: Problem) -> SplitConfig | None:
+    """transpose_split's program for a matrix of few columns (see above), or None where the rule leaves it."""
+    if not SPLIT_RULE or not split_ok(problem):
+        return None
+    row_bytes = problem.cols * problem.itemsize
+    shifted = problem.rows % (4 // problem.itemsize) != 0
+    if shifted and row_bytes <= SPLIT_MAX_BYTES:
+        return SplitConfig(512, 4)
+    if (shifted and row_bytes <= SPLIT_MAX_SHIFTED_BYTES) or (not shifted and row_bytes <= SPLIT_MAX_BYTES
+                                                              and row_bytes != 4):
+        return SplitConfig(256, 4)
+    return None
+
+
 @dataclass(frozen=True)
 class CopyConfig:
     block: int = 4096
@@ -470,7 +494,10 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = 4, WordsConfig(64, 32, 4, "joined"), f"output rows of {rows} bytes, joined into whole words"
     else:
         words = _pow2_at_least(-(-cols // (4 // size)))
-        if words <= 16 // size:
+        split = split_rule(problem)
+        if split is not None:
+            found = 4, split, f"input rows of {cols * size} bytes split into planes"
+        elif words <= 16 // size:
             out = "shifted" if words == 2 else "items"
             found = 4, WordsConfig(min(1024, 4096 // words), words, 4, out), f"input rows of {words} words"
         elif size == 1:
@@ -482,7 +509,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
 
 def candidates(problem: Problem, word: int | None = None) -> list:
     """What autotuning measures: tiles of 4 to 32 KiB no more than 8 times longer than wide (unless the matrix is
-    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB; for
+    that skinny), 4 or 8 warps; for packable narrow elements also the packed kernel's tiles, of 4 to 64 KiB, and
+    transpose_narrow, transpose_interleave and transpose_split where they take the matrix; for
     matrices of 4- to 16-byte elements with both sides under 256, transpose_gather in programs of 1,024 to 4,096."""
     if problem.kind != "transpose":
         return [CopyConfig(b, w) for b in (1024, 2048, 4096, 8192) for w in (4, 8)]
@@ -492,6 +520,8 @@ def candidates(problem: Problem, word: int | None = None) -> list:
             else []
         if interleave_ok(problem):
             narrow += [InterleaveConfig(b, w) for b, w in ((64, 2), (128, 4), (256, 4), (512, 4), (512, 8))]
+        if split_ok(problem):
+            narrow += [SplitConfig(b, 4) for b in (256, 512, 1024)]
         return sorted({heuristic(problem, word), *words_candidates(items=True), *narrow}, key=lambda c: c.name)
     found = {heuristic(problem, word), heuristic(problem, problem.itemsize)}
     if pairs_ok(problem, word):

@@ -25,6 +25,7 @@ from .configs import (
     InterleaveConfig,
     NarrowConfig,
     PairsConfig,
+    SplitConfig,
     TileConfig,
     WordsConfig,
     candidates,
@@ -34,7 +35,8 @@ from .permute import PermuteConfig, PermuteInterleaveConfig, PermuteWordsConfig,
 _KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig,
           "interleave": InterleaveConfig, "permute": PermuteConfig, "runs": RunsConfig,
           "shifted-runs": ShiftedRunsConfig, "permute-words": PermuteWordsConfig,
-          "permute-interleave": PermuteInterleaveConfig, "gather": GatherConfig}
+          "permute-interleave": PermuteInterleaveConfig, "gather": GatherConfig,
+          "split": SplitConfig}
 
 SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
