@@ -5,6 +5,7 @@ plan checked bit for bit against torch's transpose into a poisoned output, timed
 bytes in interleaved rounds.
 
     python3 scripts/split_probe.py OUT.json SEED CASES [--named] [--dry] [--configs=128x4,256x8] [--rule]
+        [--shapes=uint8:BATCHxROWSxCOLS,...]
 
 With --rule, only the matrices the planner now moves in transpose_split: its plan against the plan without the rule.
 """
@@ -25,6 +26,8 @@ NAMED = "--named" in sys.argv
 CONFIGS = [SplitConfig(*map(int, c.split("x"))) for c in next(
     (a.split("=")[1] for a in sys.argv if a.startswith("--configs=")), "128x4,256x4,256x8,512x4,512x8").split(",")]
 DTYPES = {1: "uint8", 2: "float16"}
+SHAPES = [(d, 1 if d == "uint8" else 2, tuple(int(v) for v in s.split("x"))) for d, s in (
+    c.split(":") for c in next((a.split("=")[1] for a in sys.argv if a.startswith("--shapes=")), "").split(",") if c)]
 NAMED_CASES = [("uint8", 1, (1, 20486927, 3)), ("uint8", 1, (1, 19095989, 5)), ("uint8", 1, (64, 50176, 3)),
                ("uint8", 1, (1, 33554432, 4)), ("uint8", 1, (16, 51529, 3)), ("float16", 2, (1, 20476827, 3)),
                ("uint8", 1, (1, 75681474, 6)), ("uint8", 1, (1, 23885850, 9))]
@@ -93,7 +96,7 @@ def run_case(name, dtype, size, shape, planned, others) -> dict:
 def main() -> None:
     path, seed, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rows = []
-    for dtype, size, shape in (NAMED_CASES if NAMED else []) + draw(seed, cases):
+    for dtype, size, shape in (NAMED_CASES if NAMED else []) + SHAPES + draw(seed, cases):
         problem, planned, others = plans(size, shape)
         if others is None:  # --rule: a plan the rule leaves
             continue
