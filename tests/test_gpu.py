@@ -171,7 +171,8 @@ def test_skinny_byte_matrices_take_their_rules(gen):
         if itemsize == 1 and y_rule is not None and not isinstance(y_rule[1], (NarrowConfig, InterleaveConfig)):
             moved = narrowed_for(engine.choose(y_problem, DEV), y.data_ptr(), y.data_ptr(), 0)
             assert moved.reason.startswith("skinny"), (shape, moved.name, moved.reason)  # the rule's tile kept
-    assert kinds == {"InterleaveConfig", "TileConfig", "WordsConfig"}  # narrow rows are interleaved since 2026-11-27
+    # narrow rows are interleaved since 2026-11-27, short rows of bytes split since 2026-11-29
+    assert kinds == {"InterleaveConfig", "SplitConfig", "TileConfig", "WordsConfig"}
 
 
 def test_square_in_place_on_the_gpu(gen):

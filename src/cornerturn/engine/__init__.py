@@ -76,14 +76,14 @@ def choose_offsets(problem: Problem, device: str, offsets: tuple[int, int]):
     """The plan for x and out that start `offsets` bytes past a whole word, for 1- and 2-byte elements that
     `words_ok` takes: the table's choice for the class those starts make (a words tile, told the offsets, so that it
     reads from and writes to the whole words before them; or a tile of elements), else the skinny rules' tile where
-    they give a words or an element tile (transpose_narrow and transpose_interleave need whole words), else the
-    heuristic's words tile."""
+    they give a words or an element tile (transpose_narrow, transpose_interleave and transpose_split need whole
+    words), else the heuristic's words tile."""
     from .configs import TileConfig, WordsConfig, heuristic, skinny
     from .plan import build
 
     _require()
     config, reason = heuristic(problem, 4), "heuristic"
-    rule = skinny(problem)
+    rule = skinny(problem, split=False)
     if rule is not None and isinstance(rule[1], TileConfig):
         return build(problem, *rule)  # elements, which lie at whole elements whatever the offsets
     if rule is not None and isinstance(rule[1], WordsConfig):

@@ -237,19 +237,25 @@ def split_ok(problem: Problem) -> bool:
 # Few columns whose rows lie end to end move in transpose_split where a row holds up to SPLIT_MAX_BYTES (but rows of
 # one whole word where output rows start at whole words: the words kernel's tiles ran level), in programs of 512
 # lanes where output rows start inside words and of 256 where they start at whole words; shifted rows of up to
-# SPLIT_MAX_SHIFTED_BYTES in programs of 256. Set on seed 9501 (32 matrices; NVIDIA H200, 2026-11-29,
-# docs/engine.md, "Pixels split into planes").
+# SPLIT_MAX_SHIFTED_BYTES in programs of 256. Not columns that are a multiple of 8 (8 or 16 words a lane): uint8
+# 43850594 x 8 and 4768889 x 16 ran at 22-24% of the copy in every program size, where others of their row bytes
+# ran at 73-94%. Batches only up to SPLIT_MAX_BATCH_BYTES a row: the words kernel's tiles ran batches of 11-15
+# bytes a row at 77-101% of the copy, and transpose_split at 0.88x-1.00x those. Set on seeds 9501 and 9502 (61
+# matrices; NVIDIA H200, 2026-11-29), checked on seed 9503; docs/engine.md, "Pixels split into planes".
 SPLIT_RULE = True
 SPLIT_MAX_BYTES = 12
 SPLIT_MAX_SHIFTED_BYTES = 20
+SPLIT_MAX_BATCH_BYTES = 10
 
 
 def split_rule(problem: Problem) -> SplitConfig | None:
     """transpose_split's program for a matrix of few columns (see above), or None where the rule leaves it."""
-    if not SPLIT_RULE or not split_ok(problem):
+    if not SPLIT_RULE or not split_ok(problem) or problem.cols % 8 == 0:
         return None
     row_bytes = problem.cols * problem.itemsize
     shifted = problem.rows % (4 // problem.itemsize) != 0
+    if problem.batch_count > 1 and row_bytes > SPLIT_MAX_BATCH_BYTES:
+        return None
     if shifted and row_bytes <= SPLIT_MAX_BYTES:
         return SplitConfig(512, 4)
     if (shifted and row_bytes <= SPLIT_MAX_SHIFTED_BYTES) or (not shifted and row_bytes <= SPLIT_MAX_BYTES
@@ -442,7 +448,7 @@ SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256
 PAIRS_MIN_SIDE = 8
 
 
-def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str] | None:
+def skinny(problem: Problem, word: int | None = None, split: bool = True) -> tuple[int, object, str] | None:
     """(word, configuration, reason) for a matrix of 1- or 2-byte elements over SMALL_BYTES with a side under
     SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
     words tile (4 to 128 rows x 32 words) ran at 15-75% of the copy, or of 16-byte elements with a side of at most
@@ -455,8 +461,8 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
     more, element tiles of HALF_ROW_TILES; other byte matrices of up to 8 rows, element tiles; byte matrices of
     JOINED_MIN_ROWS to JOINED_MAX_ROWS - 1 rows, not a multiple of 4 (output rows that start inside words), words
     tiles of 64 rows with output rows joined. Few columns: input rows of up to 16 words (bytes) or 8 (2-byte
-    elements), the words kernel with 4,096 words a tile; longer byte rows, tiles of 128 rows with output rows shifted
-    into place.
+    elements), the words kernel with 4,096 words a tile (but those that split_rule gives transpose_split, unless not
+    `split`: x or out past a whole word); longer byte rows, tiles of 128 rows with output rows shifted into place.
     (transpose_narrow, once the rule for output rows of 2 to 8 bytes, is left to autotuning: every such matrix
     that it takes is interleaved.)
     Set on 62 matrices and trimmed on 48 more, then 1.69x the heuristic's plan in geometric mean on the 37 of a
@@ -494,9 +500,9 @@ def skinny(problem: Problem, word: int | None = None) -> tuple[int, object, str]
             found = 4, WordsConfig(64, 32, 4, "joined"), f"output rows of {rows} bytes, joined into whole words"
     else:
         words = _pow2_at_least(-(-cols // (4 // size)))
-        split = split_rule(problem)
-        if split is not None:
-            found = 4, split, f"input rows of {cols * size} bytes split into planes"
+        planes = split_rule(problem) if split else None
+        if planes is not None:
+            found = 4, planes, f"input rows of {cols * size} bytes split into planes"
         elif words <= 16 // size:
             out = "shifted" if words == 2 else "items"
             found = 4, WordsConfig(min(1024, 4096 // words), words, 4, out), f"input rows of {words} words"
