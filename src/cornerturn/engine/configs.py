@@ -234,14 +234,15 @@ def split_ok(problem: Problem) -> bool:
             and problem.row_stride == problem.cols * problem.itemsize and len(problem.batch) <= 1)
 
 
-# Few columns whose rows lie end to end move in transpose_split where a row holds up to SPLIT_MAX_BYTES (but rows of
-# one whole word where output rows start at whole words: the words kernel's tiles ran level), in programs of 512
-# lanes where output rows start inside words and of 256 where they start at whole words; shifted rows of up to
-# SPLIT_MAX_SHIFTED_BYTES in programs of 256. Not columns that are a multiple of 8 (8 or 16 words a lane): uint8
-# 43850594 x 8 and 4768889 x 16 ran at 22-24% of the copy in every program size, where others of their row bytes
-# ran at 73-94%. Batches only up to SPLIT_MAX_BATCH_BYTES a row: the words kernel's tiles ran batches of 11-15
-# bytes a row at 77-101% of the copy, and transpose_split at 0.88x-1.00x those. Set on seeds 9501 and 9502 (61
-# matrices; NVIDIA H200, 2026-11-29), checked on seed 9503; docs/engine.md, "Pixels split into planes".
+# Few columns whose rows lie end to end move in transpose_split where a row holds up to SPLIT_MAX_BYTES, in programs
+# of 512 lanes where output rows start inside words and of 256 where they start at whole words (but not rows of
+# whole words there: the words kernel's tiles read those as they lie, and ran them at 91-99% of the copy, ahead of
+# transpose_split on 4 of 6 by 3-7%); shifted rows of up to SPLIT_MAX_SHIFTED_BYTES in programs of 256. Not columns
+# that are a multiple of 8 (8 or 16 words a lane): uint8 43850594 x 8 and 4768889 x 16 ran at 22-24% of the copy in
+# every program size, where others of their row bytes ran at 73-94%. Batches only up to SPLIT_MAX_BATCH_BYTES a row:
+# the words kernel's tiles ran batches of 11-15 bytes a row at 77-101% of the copy, and transpose_split at
+# 0.88x-1.00x those. Set on seeds 9501 and 9502 (61 matrices; NVIDIA H200, 2026-11-29) and 9503 (the rows of whole
+# words), checked on seed 9504; docs/engine.md, "Pixels split into planes".
 SPLIT_RULE = True
 SPLIT_MAX_BYTES = 12
 SPLIT_MAX_SHIFTED_BYTES = 20
@@ -259,7 +260,7 @@ def split_rule(problem: Problem) -> SplitConfig | None:
     if shifted and row_bytes <= SPLIT_MAX_BYTES:
         return SplitConfig(512, 4)
     if (shifted and row_bytes <= SPLIT_MAX_SHIFTED_BYTES) or (not shifted and row_bytes <= SPLIT_MAX_BYTES
-                                                              and row_bytes != 4):
+                                                              and row_bytes % 4):
         return SplitConfig(256, 4)
     return None
 
