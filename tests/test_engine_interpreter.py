@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_bits_equal, grid, poisoned, random_bits
+from conftest import assert_bits_equal, grid, poisoned, random_bits, together
 
 from cornerturn.problem import canonical
 
@@ -21,6 +21,7 @@ from cornerturn.engine.configs import (  # noqa: E402
     SHIFTED_LONG_FROM_ROWS,
     InterleaveConfig,
     NarrowConfig,
+    SplitConfig,
     TileConfig,
     WordsConfig,
     candidates,
@@ -30,6 +31,8 @@ from cornerturn.engine.configs import (  # noqa: E402
     natural_word,
     outputs_shifted,
     skinny,
+    split_ok,
+    split_rule,
     unaligned_tiles,
     words_ok,
 )
@@ -541,8 +544,9 @@ def _matrix(shape, size):
     ((4, 700001), 1, InterleaveConfig, 4), ((7, 300007), 2, InterleaveConfig, 4), ((6, 300007), 2, InterleaveConfig, 4),
     ((INTERLEAVE_MAX_HALF_ROWS + 3, 300007), 2, TileConfig, 2), ((3, 23, 300007), 2, TileConfig, 2),
     ((3, 13, 300007), 2, InterleaveConfig, 4),
-    ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, WordsConfig, 4), ((300007, 29), 1, WordsConfig, 4),
-    ((500009, 7), 2, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4), ((3, 100003), 16, TileConfig, 8),
+    ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, SplitConfig, 4), ((300007, 29), 1, WordsConfig, 4),
+    ((500009, 7), 2, SplitConfig, 4), ((700001, 8), 1, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4),
+    ((3, 100003), 16, TileConfig, 8),
     ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4),
     ((HALF_TILES_MIN_ROWS, 300007), 2, TileConfig, 2), ((3, 169, 300007), 2, TileConfig, 2)])
 def test_skinny_rules_choose_by_side(shape, size, kind, word):
@@ -638,18 +642,127 @@ def test_interleave_rows(dtype, rows, rng, monkeypatch):
     assert_bits_equal(run_engine(base, x, InterleaveConfig(16, 2), 4), reference(x))
 
 
+SPLIT_SHAPES = [  # (shape, dtype, steps, keep): few columns whose rows lie end to end, for transpose_split
+    ((403, 3), np.uint8, None, None),  # output rows 3 bytes into a word: every row shifted, the last program partial
+    ((400, 3), np.uint8, None, None),  # output rows at whole words
+    ((401, 5), np.uint8, None, None),
+    ((402, 7), np.uint8, None, None),  # output rows 0 or 2 bytes into a word
+    ((257, 31), np.uint8, None, None),  # the most columns of bytes
+    ((1001, 2), np.uint8, None, None),
+    ((301, 5), np.float16, None, None),  # 2-byte elements: output rows 0 or 2 bytes into a word
+    ((300, 16), np.int16, None, None),  # the most columns of 2-byte elements
+    ((7, 133, 6), np.uint8, None, None),  # a batch, C-contiguous: one matrix of 931 rows
+    ((4, 110, 3), np.uint8, None, 101),  # a batch with gaps: matrices 330 bytes apart, starting inside words
+    ((3, 110, 7), np.uint8, None, 103),  # the same, matrices 770 bytes apart, outputs 721 bytes long
+    ((3, 105, 3), np.float16, None, 101),
+    ((4, 99, 4), np.uint8, (2, 1, 1), None),  # every other matrix
+]
+
+
+@pytest.mark.parametrize("shape, dtype, steps, keep",
+                         grid(together(SPLIT_SHAPES), fast=[(SPLIT_SHAPES[i],) for i in (0, 3, 6, 9)]))
+def test_split_kernel(shape, dtype, steps, keep, rng, monkeypatch):
+    """transpose_split, bit-exact: rows of every residue modulo 4 (output rows at whole words, or 1 to 3 bytes into
+    one: words shifted into place, the edges byte by byte by the programs that hold them), programs of 32 lanes (several
+    a row, a partial last one) and of 256, matrices of a batch starting inside words, 64-bit offsets; nothing past the
+    output written (run_engine checks it)."""
+    base, x = make(shape, dtype, rng, steps)
+    if keep is not None:
+        x = x[:, :keep]
+    problem = canonical(x.shape, x.strides, x.itemsize)
+    assert split_ok(problem), problem
+    for config in (SplitConfig(32, 1), SplitConfig(256, 4)):
+        assert_bits_equal(run_engine(base, x, config, 4), reference(x))
+    monkeypatch.setattr(engine_plan, "WIDE_FROM", 0)
+    assert engine_plan.build(problem, 4, SplitConfig(32, 1)).pieces[0][2].constexprs["WIDE"]
+    assert_bits_equal(run_engine(base, x, SplitConfig(32, 1), 4), reference(x))
+
+
+def test_split_kernel_refuses_what_it_does_not_take(rng):
+    """split_ok: 2 to SPLIT_MAX_COLS columns of 1- or 2-byte elements, rows end to end, positive strides, one batch
+    axis; a SplitConfig on anything else is a ValueError before any launch, as is a program size not a power of two."""
+    for shape, size in (((1000, 32), 1), ((1000, 17), 2), ((1000, 3), 4), ((1000, 1), 1)):
+        assert not split_ok(_matrix(shape, size)), shape
+    strided_rows = canonical((1000, 3), (4, 1), 1)
+    reversed_batch = canonical((4, 33, 7), (-231, 7, 1), 1)
+    two_axes = canonical((3, 4, 33, 7), (2000, 400, 7, 1), 1)
+    for problem in (strided_rows, reversed_batch, two_axes):
+        assert not split_ok(problem), problem
+        with pytest.raises(ValueError, match="SplitConfig: transpose_split takes"):
+            engine_plan.build(problem, 4, SplitConfig())
+    with pytest.raises(ValueError, match="SplitConfig.block: must be a power of two"):
+        SplitConfig(96)
+
+
+@pytest.mark.parametrize("shape, size, block", [
+    ((5000001, 3), 1, 512), ((5000001, 12), 1, 512), ((5000002, 4), 1, 512), ((5000001, 5), 2, 512),
+    ((5000000, 3), 1, 256), ((5000000, 10), 1, 256), ((5000001, 5), 2, 512), ((5000000, 5), 2, 256),
+    ((5000001, 13), 1, 256), ((5000001, 20), 1, 256), ((5000001, 10), 2, 256), ((3, 500001, 10), 1, 512),
+    ((5000000, 4), 1, None), ((5000000, 12), 1, None), ((5000000, 4), 2, None),  # rows of whole words
+    ((5000001, 8), 1, None), ((5000001, 16), 1, None), ((5000001, 8), 2, None),  # a multiple of 8 columns
+    ((5000001, 21), 1, None), ((5000000, 13), 1, None), ((3, 500001, 11), 1, None),  # longer rows, batches
+])
+def test_split_rule(shape, size, block):
+    """The split rule (configs.split_rule): rows of up to SPLIT_MAX_BYTES split in programs of 512 lanes where output
+    rows start inside words and of 256 where they start at whole words (but not rows of whole words), shifted rows
+    of up to SPLIT_MAX_SHIFTED_BYTES in programs of 256, batches up to SPLIT_MAX_BATCH_BYTES a row, never a multiple
+    of 8 columns; where it says no, or x or out start past a whole word (split=False), the words kernel's rule."""
+    problem = _matrix(shape, size)
+    found = skinny(problem)
+    if block is None:
+        assert not isinstance(found[1], SplitConfig), found
+    else:
+        assert found[:2] == (4, SplitConfig(block, 4)) and "split into planes" in found[2], found
+        assert split_rule(problem) == SplitConfig(block, 4)
+    assert isinstance(skinny(problem, split=False)[1], WordsConfig)
+
+
+# Spill stores and registers of transpose_split compiled for sm_90 (tests/sm90.py): [rows, cols, size, block]
+_SPLIT_PTXAS = """
+import json, os, re, subprocess, sys, tempfile
+from sm90 import compile_launch
+from triton.backends.nvidia.compiler import get_ptxas
+from cornerturn.engine import plan as engine_plan
+from cornerturn.engine.configs import SplitConfig
+from cornerturn.problem import canonical
+rows, cols, size, block = json.loads(sys.argv[1])
+launch = engine_plan.build(canonical((rows, cols), (cols * size, size), size), 4, SplitConfig(block, 4)).pieces[0][2]
+ptx = compile_launch(launch).asm["ptx"]
+with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
+    f.write(ptx)
+    f.flush()
+    done = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", "-o", os.devnull, f.name], capture_output=True,
+                          text=True, check=True)
+print(json.dumps({"spills": [int(v) for v in re.findall(r"(\\d+) bytes spill stores", done.stderr)],
+                  "registers": int(re.search(r"Used (\\d+) registers", done.stderr).group(1)),
+                  "shift": launch.constexprs["SHIFT"]}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows, cols, size, block", [(5000001, 12, 1, 512), (5000001, 20, 1, 256),
+                                                     (5000001, 5, 2, 512)])
+def test_split_rule_programs_do_not_spill(rows, cols, size, block):
+    """The longest rows that the split rule gives each program size compile for sm_90 without spilling: a lane keeps
+    the C words of its group and, where output rows start inside words, of the group before."""
+    import sm90
+
+    found = sm90.run(_SPLIT_PTXAS, [rows, cols, size, block])
+    assert found["shift"] and found["spills"] and not any(found["spills"]) and found["registers"] <= 255, found
+
+
 def test_autotuning_candidates_of_skinny_matrices_build_and_round_trip():
-    """The candidates of matrices of 2-8 rows include the narrow and interleave kernels; each builds a plan and
-    survives the tuning cache's dictionary form."""
+    """The candidates of matrices of 2-8 rows include the narrow and interleave kernels, of a few columns the split
+    kernel; each builds a plan and survives the tuning cache's dictionary form."""
     from cornerturn.engine.tune import config_from_dict, config_to_dict
 
     for shape, size, kinds in (((3, 700001), 1, {NarrowConfig, InterleaveConfig}), ((6, 700001), 1, {NarrowConfig}),
-                               ((2, 700001), 2, {NarrowConfig, InterleaveConfig})):
+                               ((2, 700001), 2, {NarrowConfig, InterleaveConfig}), ((700001, 5), 1, {SplitConfig})):
         problem = _matrix(shape, size)
         found = candidates(problem)
         assert kinds <= {type(c) for c in found}
         for config in found:
-            if isinstance(config, (NarrowConfig, InterleaveConfig)):
+            if isinstance(config, (NarrowConfig, InterleaveConfig, SplitConfig)):
                 assert engine_plan.build(problem, 4, config).pieces
                 assert config_from_dict(config_to_dict(config)) == config
 
