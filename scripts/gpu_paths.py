@@ -57,11 +57,11 @@ def bits(t: torch.Tensor) -> torch.Tensor:
     return (torch.view_as_real(t) if t.is_complex() else t).contiguous().reshape(-1).view(torch.int8)
 
 
-def wrong_plan(perm, word: int, config, wide: bool, x: torch.Tensor, want: torch.Tensor) -> bool:
-    """Whether the engine's plan of `perm` with `config` (64-bit offsets where `wide`) gets x's permutation `want`
-    (bytes) wrong or writes past it."""
+def wrong_result(make_plan, wide: bool, x: torch.Tensor, want: torch.Tensor) -> bool:
+    """Whether the plan that make_plan() builds (with 64-bit offsets where `wide`) gets `want` (the result's bytes)
+    wrong from x or writes past it."""
     engine_plan.WIDE_FROM = 0 if wide else 2**31
-    plan = engine_permute.build(perm, word, config)
+    plan = make_plan()
     engine_plan.WIDE_FROM = 2**31
     out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
     for x_offset, out_offset, launch in plan.pieces:
@@ -70,6 +70,14 @@ def wrong_plan(perm, word: int, config, wide: bool, x: torch.Tensor, want: torch
     return not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all()))
 
 
+def wrong_plan(perm, word: int, config, wide: bool, x: torch.Tensor, want: torch.Tensor) -> bool:
+    """wrong_result for the engine's plan of the permutation `perm` with `config`."""
+    return wrong_result(lambda: engine_permute.build(perm, word, config), wide, x, want)
+
+
+def wrong_transpose(problem, word: int, config, wide: bool, x: torch.Tensor, want: torch.Tensor) -> bool:
+    """wrong_result for the engine's plan of the transpose `problem` with `config`."""
+    return wrong_result(lambda: engine_plan.build(problem, word, config), wide, x, want)
 
 
 def section_transposes() -> int:
@@ -164,13 +172,7 @@ def section_narrow() -> int:
             configs += (InterleaveConfig(16, 2), InterleaveConfig(128, 4), InterleaveConfig(512, 4))
         for config in configs:
             for wide in (False, True):
-                engine_plan.WIDE_FROM = 0 if wide else 2**31
-                out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
-                for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
-                    launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
-                                        torch.cuda.current_stream().cuda_stream, 0)
-                engine_plan.WIDE_FROM = 2**31
-                if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                if wrong_transpose(problem, 4, config, wide, x, want):
                     bad += 1
                     print("WRONG narrow", shape, dtype, config, wide)
     return bad
@@ -197,13 +199,7 @@ def section_split() -> int:
         want = x.transpose(-1, -2).contiguous().reshape(-1).view(torch.int8)
         for config in (SplitConfig(32, 1), SplitConfig(256, 4), SplitConfig(512, 4)):
             for wide in (False, True):
-                engine_plan.WIDE_FROM = 0 if wide else 2**31
-                out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
-                for x_offset, out_offset, launch in engine_plan.build(problem, 4, config).pieces:
-                    launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
-                                        torch.cuda.current_stream().cuda_stream, 0)
-                engine_plan.WIDE_FROM = 2**31
-                if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                if wrong_transpose(problem, 4, config, wide, x, want):
                     bad += 1
                     print("WRONG split", shape, keep, dtype, config, wide)
     return bad
@@ -225,13 +221,7 @@ def section_gather() -> int:
             want = x.transpose(-1, -2).contiguous().reshape(-1).view(torch.int8)
             for config in (GatherConfig(32, 1), GatherConfig(2048, 4)):
                 for wide in (False, True):
-                    engine_plan.WIDE_FROM = 0 if wide else 2**31
-                    out = torch.full((want.numel() + 64,), -91, dtype=torch.int8, device="cuda")
-                    for x_offset, out_offset, launch in engine_plan.build(problem, word_size(problem), config).pieces:
-                        launch.run_pointers(x.data_ptr() + x_offset, out.data_ptr() + out_offset,
-                                            torch.cuda.current_stream().cuda_stream, 0)
-                    engine_plan.WIDE_FROM = 2**31
-                    if not (torch.equal(out[:want.numel()], want) and bool((out[want.numel():] == -91).all())):
+                    if wrong_transpose(problem, word_size(problem), config, wide, x, want):
                         bad += 1
                         print("WRONG gather", shape, dtype, tuple(x.stride()), config, wide)
     return bad
