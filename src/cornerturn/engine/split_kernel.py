@@ -17,7 +17,7 @@ from .kernels import _aligned, _funnel_shift, _prmt, _words_of
 
 
 @triton.jit
-def _group_words(x_ptr, b, g, groups, batch_stride, nbytes, C: tl.constexpr, IN_WORDS: tl.constexpr,
+def _read_groups(x_ptr, b, g, groups, batch_stride, nbytes, C: tl.constexpr, IN_WORDS: tl.constexpr,
                  WIDE: tl.constexpr, ASM: tl.constexpr):
     """The C words of each group g ([BLOCK]) of matrix b, as a tuple of C [BLOCK] tensors (zero outside the matrix's
     groups): with IN_WORDS the matrix starts at a whole word and the words are loaded as they are; otherwise each is
@@ -61,6 +61,15 @@ def _split_word(words, c: tl.constexpr, C: tl.constexpr, E: tl.constexpr, ASM: t
 
 
 @triton.jit
+def _index(c: tl.constexpr, WIDE: tl.constexpr):
+    """The constant c as a 64-bit integer where WIDE (so that products with it do not overflow 32 bits), else as is."""
+    if WIDE:
+        return tl.full([], c, tl.int64)
+    else:
+        return c
+
+
+@triton.jit
 def transpose_split(x_ptr, out_ptr, rows, batch_stride, groups, tiles, span_bytes, nbytes,
                     C: tl.constexpr, E: tl.constexpr, BLOCK: tl.constexpr, IN_WORDS: tl.constexpr,
                     OUT_ALIGN: tl.constexpr, SHIFT: tl.constexpr, WIDE: tl.constexpr, ASM: tl.constexpr):
@@ -76,13 +85,13 @@ def transpose_split(x_ptr, out_ptr, rows, batch_stride, groups, tiles, span_byte
     b = pid // tiles
     t = pid - b * tiles
     g = t * BLOCK + tl.arange(0, BLOCK)  # a lane's group of input rows: output word g of every output row
-    built = _group_words(x_ptr, b, g, groups, batch_stride, nbytes, C, IN_WORDS, WIDE, ASM)
+    built = _read_groups(x_ptr, b, g, groups, batch_stride, nbytes, C, IN_WORDS, WIDE, ASM)
     if SHIFT:
-        before = _group_words(x_ptr, b, g - 1, groups, batch_stride, nbytes, C, IN_WORDS, WIDE, ASM)
+        before = _read_groups(x_ptr, b, g - 1, groups, batch_stride, nbytes, C, IN_WORDS, WIDE, ASM)
         row_bytes = rows * E
         items = _words_of(out_ptr, 1)
         for c in tl.static_range(C):
-            start = b * span_bytes + c * row_bytes  # the output row's first byte
+            start = b * span_bytes + _index(c, WIDE) * row_bytes  # the output row's first byte
             o = start % 4
             base = start // 4  # the output word that holds it
             up = ((4 - o) % 4).to(tl.uint32)  # word g of the row starts at its byte 4 g - o: bytes of groups g-1, g
@@ -100,5 +109,5 @@ def transpose_split(x_ptr, out_ptr, rows, batch_stride, groups, tiles, span_byte
     else:
         for c in tl.static_range(C):
             word = _split_word(built, c, C, E, ASM)
-            at = b * _aligned(span_bytes // 4, OUT_ALIGN) + c * _aligned(groups, OUT_ALIGN) + g
+            at = b * _aligned(span_bytes // 4, OUT_ALIGN) + _index(c, WIDE) * _aligned(groups, OUT_ALIGN) + g
             tl.store(out_ptr + at, word.to(tl.int32, bitcast=True), mask=g < groups)
