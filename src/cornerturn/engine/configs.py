@@ -234,6 +234,11 @@ def split_ok(problem: Problem) -> bool:
             and problem.row_stride == problem.cols * problem.itemsize and len(problem.batch) <= 1)
 
 
+def split_shifted(problem: Problem) -> bool:
+    """Whether transpose_split's output rows start inside words: rows not a whole number of words."""
+    return problem.rows % (4 // problem.itemsize) != 0
+
+
 # Few columns whose rows lie end to end move in transpose_split where a row holds up to SPLIT_MAX_BYTES, in programs
 # of 512 lanes where output rows start inside words and of 256 where they start at whole words (but not rows of
 # whole words there: the words kernel's tiles read those as they lie, and ran them at 91-99% of the copy, ahead of
@@ -254,7 +259,7 @@ def split_rule(problem: Problem) -> SplitConfig | None:
     if not SPLIT_RULE or not split_ok(problem) or problem.cols % 8 == 0:
         return None
     row_bytes = problem.cols * problem.itemsize
-    shifted = problem.rows % (4 // problem.itemsize) != 0
+    shifted = split_shifted(problem)
     if problem.batch_count > 1 and row_bytes > SPLIT_MAX_BATCH_BYTES:
         return None
     if shifted and row_bytes <= SPLIT_MAX_BYTES:

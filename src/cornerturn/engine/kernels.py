@@ -145,6 +145,19 @@ def _prmt(a, b, SEL: tl.constexpr, ASM: tl.constexpr):
 
 
 @triton.jit
+def _join_bytes(a, A: tl.constexpr, b, B: tl.constexpr, c, C: tl.constexpr, d, D: tl.constexpr, ASM: tl.constexpr):
+    """The word of byte A of a, byte B of b, byte C of c and byte D of d, lowest first: two byte permutes of a pair
+    each, then the pairs joined."""
+    return _prmt(_prmt(a, b, A | ((4 + B) << 4), ASM), _prmt(c, d, C | ((4 + D) << 4), ASM), 0x5410, ASM)
+
+
+@triton.jit
+def _join_halves(a, A: tl.constexpr, b, B: tl.constexpr, ASM: tl.constexpr):
+    """The word of half A of a (low) and half B of b (high): one byte permute."""
+    return _prmt(a, b, (2 * A) | ((2 * A + 1) << 4) | ((4 + 2 * B) << 8) | ((5 + 2 * B) << 12), ASM)
+
+
+@triton.jit
 def _funnel_shift(lo, hi, s, ASM: tl.constexpr):
     """(hi:lo) >> 8 s, s bytes (0 to one less than a word), for unsigned words lo and hi of one width: the word
     that starts s bytes into lo. With ASM (32-bit words only) one shf.r instruction."""

@@ -23,7 +23,17 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _aligned, _funnel_shift, _group_words, _prmt, _row_words, _rows_of_groups, _words_of
+from .kernels import (
+    _aligned,
+    _funnel_shift,
+    _group_words,
+    _join_bytes,
+    _join_halves,
+    _prmt,
+    _row_words,
+    _rows_of_groups,
+    _words_of,
+)
 
 
 @triton.jit
@@ -133,15 +143,10 @@ def _output_word(rows, J: tl.constexpr, R: tl.constexpr, E: tl.constexpr, ASM: t
     rows (the second's through selector 4 + k), then 2 and 3, then the two halves joined; 2-byte elements: one
     permute of their two rows."""
     if E == 1:
-        lo = _prmt(rows[(4 * J) % R], rows[(4 * J + 1) % R], ((4 * J) // R) | ((4 + (4 * J + 1) // R) << 4), ASM)
-        hi = _prmt(rows[(4 * J + 2) % R], rows[(4 * J + 3) % R], ((4 * J + 2) // R) | ((4 + (4 * J + 3) // R) << 4),
-                   ASM)
-        word = _prmt(lo, hi, 0x5410, ASM)
-    else:
-        h0: tl.constexpr = (2 * J) // R  # the half of its row that each element is
-        h1: tl.constexpr = (2 * J + 1) // R
-        word = _prmt(rows[(2 * J) % R], rows[(2 * J + 1) % R],
-                     (2 * h0) | ((2 * h0 + 1) << 4) | ((4 + 2 * h1) << 8) | ((5 + 2 * h1) << 12), ASM)
+        word = _join_bytes(rows[(4 * J) % R], (4 * J) // R, rows[(4 * J + 1) % R], (4 * J + 1) // R,
+                           rows[(4 * J + 2) % R], (4 * J + 2) // R, rows[(4 * J + 3) % R], (4 * J + 3) // R, ASM)
+    else:  # the half of its row that each element is
+        word = _join_halves(rows[(2 * J) % R], (2 * J) // R, rows[(2 * J + 1) % R], (2 * J + 1) // R, ASM)
     return word
 
 

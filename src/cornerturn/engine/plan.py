@@ -24,6 +24,7 @@ from .configs import (
     narrow_tile,
     outputs_shifted,
     split_ok,
+    split_shifted,
 )
 from .launch import Launch, inline_asm
 
@@ -197,7 +198,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                                                 "end, a C-contiguous output, one batch axis (engine.configs.split_ok)")
         pack = 4 // problem.itemsize
         groups = math.ceil(problem.rows / pack)
-        shift = problem.rows % pack != 0  # output rows that start inside words: groups + 1 words a row
+        shift = split_shifted(problem)  # output rows that start inside words: groups + 1 words a row
         tiles = math.ceil((groups + shift) / config.block)
         wide = max(nbytes, inner * span) + 8 * problem.cols * config.block >= WIDE_FROM or inner * tiles >= WIDE_FROM
         shared["OUT_ALIGN"] = 1 if shift else alignment(groups) if inner == 1 else alignment(groups, span // 4)

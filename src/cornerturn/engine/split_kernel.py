@@ -13,7 +13,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from .kernels import _aligned, _funnel_shift, _prmt, _words_of
+from .kernels import _aligned, _funnel_shift, _join_bytes, _join_halves, _words_of
 
 
 @triton.jit
@@ -26,15 +26,14 @@ def _read_groups(x_ptr, b, g, groups, batch_stride, nbytes, C: tl.constexpr, IN_
         g = g.to(tl.int64)
     ok = (g >= 0) & (g < groups)
     start = b * batch_stride  # the matrix's first byte, from x_ptr (4-aligned)
+    q = start // 4  # the word that holds it, and its byte there
+    s = (start - 4 * q).to(tl.uint32)
     words = ()
     for j in tl.static_range(C):
+        at = q + g * C + j
         if IN_WORDS:
-            at = start // 4 + g * C + j
             w = tl.load(x_ptr + at, mask=ok & (at * 4 < nbytes), other=0).to(tl.uint32, bitcast=True)
         else:
-            q = start // 4
-            s = (start - 4 * q).to(tl.uint32)
-            at = q + g * C + j
             lo = tl.load(x_ptr + at, mask=ok & (at * 4 < nbytes), other=0).to(tl.uint32, bitcast=True)
             hi = tl.load(x_ptr + at + 1, mask=ok & (s > 0) & (at * 4 + 4 < nbytes), other=0)
             w = _funnel_shift(lo, hi.to(tl.uint32, bitcast=True), s, ASM)
@@ -48,15 +47,10 @@ def _split_word(words, c: tl.constexpr, C: tl.constexpr, E: tl.constexpr, ASM: t
     (input row i, column c), in word (i C + c) E / 4. Bytes: 0 and 1 from their words, then 2 and 3, the two halves
     joined; 2-byte elements: one permute of their two words."""
     if E == 1:
-        lo = _prmt(words[c // 4], words[(C + c) // 4], (c % 4) | ((4 + (C + c) % 4) << 4), ASM)
-        hi = _prmt(words[(2 * C + c) // 4], words[(3 * C + c) // 4], ((2 * C + c) % 4) | ((4 + (3 * C + c) % 4) << 4),
-                   ASM)
-        word = _prmt(lo, hi, 0x5410, ASM)
-    else:
-        h0: tl.constexpr = c % 2  # the half of its word that each element is
-        h1: tl.constexpr = (C + c) % 2
-        word = _prmt(words[c // 2], words[(C + c) // 2],
-                     (2 * h0) | ((2 * h0 + 1) << 4) | ((4 + 2 * h1) << 8) | ((5 + 2 * h1) << 12), ASM)
+        word = _join_bytes(words[c // 4], c % 4, words[(C + c) // 4], (C + c) % 4,
+                           words[(2 * C + c) // 4], (2 * C + c) % 4, words[(3 * C + c) // 4], (3 * C + c) % 4, ASM)
+    else:  # the half of its word that each element is
+        word = _join_halves(words[c // 2], c % 2, words[(C + c) // 2], (C + c) % 2, ASM)
     return word
 
 
