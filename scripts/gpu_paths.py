@@ -182,14 +182,17 @@ def section_split() -> int:
     bad = 0
     # transpose_split: a few columns whose rows lie end to end, one matrix or a batch of them with gaps (matrices
     # starting inside words among them), output rows at whole words or shifted into place (edge bytes one by one), a
-    # partial last program, 64-bit offsets; nothing past the output written
+    # partial last program, 64-bit offsets, multiples of 8 columns; nothing past the output written
     from cornerturn.engine.configs import SplitConfig, split_ok
 
     for dtype, shape, keep in ((torch.int8, (7001, 3), 7001), (torch.int8, (4097, 5), 4097),
                                (torch.int8, (4, 1010, 3), 1001), (torch.int8, (3, 1010, 7), 1003),
                                (torch.int8, (8001, 31), 8001), (torch.int8, (2, 4100, 4), 4096),
                                (torch.float16, (3001, 5), 3001), (torch.float16, (3, 1005, 3), 1001),
-                               (torch.float16, (2001, 16), 2001), (torch.int8, (20001, 2), 20001)):
+                               (torch.float16, (2001, 16), 2001), (torch.int8, (20001, 2), 20001),
+                               # multiples of 8 columns, each matrix's output a multiple of 16 bytes, rows shifted
+                               (torch.int8, (2002, 8), 2002), (torch.int8, (1001, 16), 1001),
+                               (torch.float16, (1001, 8), 1001), (torch.int8, (3, 1010, 8), 1002)):
         base = torch.randint(-128, 127, (*shape[:-1], shape[-1] * (2 if dtype == torch.float16 else 1)),
                              dtype=torch.int8, device="cuda").view(dtype)
         x = base[..., :keep, :] if len(shape) == 3 else base[:keep]

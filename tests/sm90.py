@@ -13,19 +13,22 @@ from pathlib import Path
 
 def compile_launch(launch, constexprs: dict | None = None):
     """`launch`'s kernel compiled for sm_90 (its constexprs, or `constexprs`): integer arguments of 1 made constant
-    and multiples of 16 marked so, as Triton specialises them at a launch."""
+    and multiples of 16 marked so (but those the kernel does not specialise), as Triton specialises them at a
+    launch."""
     import triton
     from triton.backends.compiler import GPUTarget
 
     constexprs = dict(launch.constexprs if constexprs is None else constexprs)
     names, given = launch.kernel.arg_names, launch.named_ints()
+    fixed = {p.name for p in launch.kernel.params if p.do_not_specialize}  # neither 1 nor a multiple of 16
+    unaligned = fixed | {p.name for p in launch.kernel.params if p.do_not_specialize_on_alignment}
     signature = {n: f"*i{8 * launch.word}" for n in names[:2]}
     attrs = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
     for i, n in enumerate(names[2:], 2):
-        if n not in constexprs and given[n] == 1:
+        if n not in constexprs and given[n] == 1 and n not in fixed:
             constexprs[n] = 1
         signature[n] = "constexpr" if n in constexprs else "i32"
-        if n not in constexprs and given[n] % 16 == 0:
+        if n not in constexprs and given[n] % 16 == 0 and n not in unaligned:
             attrs[(i,)] = [["tt.divisibility", 16]]
     source = triton.compiler.ASTSource(fn=launch.kernel, signature=signature, constexprs=constexprs, attrs=attrs)
     return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": launch.num_warps})
