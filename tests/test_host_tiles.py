@@ -147,6 +147,24 @@ def test_plans_take_the_measured_tile_shared_evenly(measuring, monkeypatch, rng)
     assert_bits_equal(cornerturn.transpose(x), np.ascontiguousarray(x.swapaxes(-1, -2)))
 
 
+def test_a_staged_tile_measured_for_any_pitch_is_taken(measuring, monkeypatch, rng):
+    """Where the host's measurement picks a staged tile among the plain pitches' candidates, plans of rows at any
+    pitch take it, staged, and say so; batches too; every output bit for bit."""
+    import numba
+
+    assert any(staged for _, _, staged in host_tiles.CANDIDATES)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    best = (256, 1024, True)
+    monkeypatch.setattr(host_tiles, "measure", lambda itemsize, shapes, rounds=3, candidates=host_tiles.CANDIDATES:
+                        (best, {best: 1.0}) if best in candidates else pytest.fail("not the plain candidates"))
+    for shape, dtype in (((2223, 2639), np.float32), ((3, 701, 1203), np.uint8), ((517, 333), np.int16)):
+        x = random_bits(shape, dtype, rng)
+        plan = choose_variant(canonical(x.shape, x.strides, x.itemsize))
+        assert plan.variant.staged and "staged, measured on this host" in plan.reason, plan.reason
+        assert "a multiple of" not in plan.reason, plan.reason  # no aliased pitch here
+        assert_bits_equal(cornerturn.transpose(x), np.ascontiguousarray(x.swapaxes(-1, -2)))
+
+
 def test_tune_on_the_cpu_measures_every_element_size_again(measuring, monkeypatch, capsys):
     from cornerturn.cli import main
 

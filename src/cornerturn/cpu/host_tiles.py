@@ -24,9 +24,14 @@ import numpy as np
 
 # (rows, columns) of input a tile covers: square tiles, and tiles of few rows and long columns (read down fewer
 # rows at a time, each row's lines used for longer); on a 2-core Intel Xeon 256 x 1024 ran at 0.90 of each
-# matrix's best of these in geometric mean over 14 matrices, 128 x 128 at 0.85, 1024 x 1024 at 0.71 (docs/cpu.md)
-CANDIDATES = tuple((r, c, False) for r, c in ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024),
-                                             (256, 1024)))
+# matrix's best of these in geometric mean over 14 matrices, 128 x 128 at 0.85, 1024 x 1024 at 0.71 (docs/cpu.md).
+# And the same staged (each tile first copied row by row into a scratch, so that the input is read along its rows
+# and the output written in runs): on a 2-core AMD EPYC, where a tile read down its block columns ran at 3-5 GB/s
+# whatever its size and the copy at 10-19, staged tiles of 512 ran 1.1x-2.0x the best plain tile on 14 of 16
+# matrices of 1- to 8-byte elements (docs/cpu.md, "Staged tiles at any pitch")
+CANDIDATES = tuple((r, c, staged) for staged in (False, True)
+                   for r, c in ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024), (256, 1024))
+                   if not staged or r >= 256)
 # Input rows a multiple of 512 B apart and at least STAGED_MIN_PITCH (planner.py): plain square tiles, or staged
 # ones (each tile copied first into a scratch of shorter pitch). On a 2-core Intel Xeon staged tiles ran ahead on 7
 # of 8 such matrices, 1.10x-1.64x the table's plan (int8 16384x16384 9.1 against 6.4 GB/s; docs/cpu.md); on the AMD
@@ -35,7 +40,7 @@ ALIASED_CANDIDATES = ((128, 128, False), (256, 256, False), (512, 512, False), (
 PROBE_BYTES = 24 << 20  # each probe matrix: far past L1 and L2, 3-15 ms a transpose on a 2-core machine
 ASPECT = 8  # the tall and wide probes' rows / columns
 ROUNDS = 5  # each round times every tile once on every probe; the fastest round counts (a shared host stalls some)
-SCHEMA = 3
+SCHEMA = 4  # 4: staged tiles among the candidates at any pitch (2026-12-01)
 
 
 @dataclass(frozen=True)

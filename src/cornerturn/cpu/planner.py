@@ -312,8 +312,8 @@ def tiled_variant(problem: Problem, parallel: bool) -> VectorVariant:
     from .vectors import block_side
 
     side = block_side(problem.itemsize)
-    where = f"rows a multiple of {ALIASED_PITCH} B apart, staged, " if host.staged else (
-        f"rows a multiple of {ALIASED_PITCH} B apart, " if aliased and pitch >= STAGED_MIN_PITCH else "")
+    where = (f"rows a multiple of {ALIASED_PITCH} B apart, " if aliased and pitch >= STAGED_MIN_PITCH else "") + (
+        "staged, " if host.staged else "")
     return VectorVariant(problem.itemsize, balanced(problem.rows, rows, side), parallel, host.staged,
                          where + host.source, balanced(problem.cols, cols, side))
 
