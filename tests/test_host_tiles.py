@@ -147,22 +147,38 @@ def test_plans_take_the_measured_tile_shared_evenly(measuring, monkeypatch, rng)
     assert_bits_equal(cornerturn.transpose(x), np.ascontiguousarray(x.swapaxes(-1, -2)))
 
 
-def test_a_staged_tile_measured_for_any_pitch_is_taken(measuring, monkeypatch, rng):
-    """Where the host's measurement picks a staged tile among the plain pitches' candidates, plans of rows at any
-    pitch take it, staged, and say so; batches too; every output bit for bit."""
+def test_a_staged_tile_measured_for_any_pitch_is_taken_from_12_mib(measuring, monkeypatch, rng):
+    """Where the host's measurement picks a staged tile among the plain pitches' candidates, it keeps the best plain
+    tile too: plans of inputs of STAGED_MIN_BYTES or more take the staged tile, at any pitch, and say so; smaller
+    ones the plain tile; batches too; every output bit for bit."""
     import numba
+
+    from cornerturn.cpu.planner import STAGED_MIN_BYTES
 
     assert any(staged for _, _, staged in host_tiles.CANDIDATES)
     monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
     best = (256, 1024, True)
+    score = {best: 1.0, (128, 128, False): 0.8, (512, 512, False): 0.9, (1024, 1024, True): 0.95}
     monkeypatch.setattr(host_tiles, "measure", lambda itemsize, shapes, rounds=3, candidates=host_tiles.CANDIDATES:
-                        (best, {best: 1.0}) if best in candidates else pytest.fail("not the plain candidates"))
-    for shape, dtype in (((2223, 2639), np.float32), ((3, 701, 1203), np.uint8), ((517, 333), np.int16)):
+                        (best, score) if best in candidates else pytest.fail("not the plain candidates"))
+    # (2223, 2639): 2223 / 8 rows, 2639 / 2 columns in blocks of 4; (3, 701, 1203): the plain 512 x 512, one tile of
+    # 701 rows and two of 1203 / 2 columns, blocks of 16 (a staged 256 x 1024 would make 352 x 1216)
+    cases = [((2223, 2639), np.float32, True, (280, 1320)), ((3, 1401, 3203), np.uint8, True, None),
+             ((3, 701, 1203), np.uint8, False, (704, 608)), ((517, 333), np.int16, False, None)]
+    for shape, dtype, staged, tile in cases:
         x = random_bits(shape, dtype, rng)
+        assert (x.nbytes >= STAGED_MIN_BYTES) == staged, shape
         plan = choose_variant(canonical(x.shape, x.strides, x.itemsize))
-        assert plan.variant.staged and "staged, measured on this host" in plan.reason, plan.reason
-        assert "a multiple of" not in plan.reason, plan.reason  # no aliased pitch here
+        assert plan.variant.staged == staged and "a multiple of" not in plan.reason, (shape, plan.reason)
+        if staged:
+            assert "staged, measured on this host" in plan.reason, plan.reason
+        else:
+            assert "plain under 12 MiB" in plan.reason, plan.reason
+        if tile is not None:
+            assert (plan.variant.tile, plan.variant.tile_cols or plan.variant.tile) == tile, shape
         assert_bits_equal(cornerturn.transpose(x), np.ascontiguousarray(x.swapaxes(-1, -2)))
+    entry = json.loads(host_tiles.cache_file().read_text())["tiles"]["4"]
+    assert entry["staged"] is True and entry["tile"] == [256, 1024] and entry["plain"] == [512, 512]
 
 
 def test_tune_on_the_cpu_measures_every_element_size_again(measuring, monkeypatch, capsys):

@@ -450,7 +450,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from .bench.suites import suite
 
     if args.device == "cpu":
-        from .cpu import host_tiles
+        from .cpu import host_tiles, planner
 
         try:
             entries = host_tiles.remeasure()
@@ -464,6 +464,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             where = " (rows a multiple of 512 B apart)" if aliased else ""
             scores = ", ".join(f"{tile} {score:.2f}" for tile, score in entry["score"].items())
             staged = ", staged" if entry["staged"] else ""
+            if entry.get("plain"):
+                staged += f" (under {planner.STAGED_MIN_BYTES >> 20} MiB: {entry['plain'][0]} x {entry['plain'][1]})"
             console.print(f"  {size}-byte elements{where}: tiles of {rows} x {cols}{staged} (speed of each against "
                           f"the best on each probe, geometric mean: {scores})", highlight=False)
         return 0

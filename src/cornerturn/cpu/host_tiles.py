@@ -4,7 +4,8 @@ The best tile differs between hosts by more than between shapes: on a 2-core AMD
 elements at 0.96 of each shape's best tile in geometric mean and tiles of 256 at 0.85; on a 2-core Intel Xeon
 tiles of 1024 ran at 0.68 and 256 at 0.89 (docs/cpu.md). So each element size's tile is timed here once on three
 probe matrices (square, tall, wide; odd sides, so no pitch is a multiple of 512 bytes), in interleaved rounds,
-and the tile with the best geometric mean of speed against each matrix's best tile is kept in
+and the tile with the best geometric mean of speed against each matrix's best tile (and where that one is staged,
+the best plain one, for inputs the caches hold) is kept in
 `$CORNERTURN_CACHE_DIR/cpu-tiles-HOST.json`. `CORNERTURN_CPU_TILES=shipped` takes the shipped table instead
 (`planner.VECTOR_TILE`), as does `CORNERTURN_CACHE_DIR=off`; `cornerturn tune --device cpu` measures again.
 """
@@ -26,9 +27,10 @@ import numpy as np
 # rows at a time, each row's lines used for longer); on a 2-core Intel Xeon 256 x 1024 ran at 0.90 of each
 # matrix's best of these in geometric mean over 14 matrices, 128 x 128 at 0.85, 1024 x 1024 at 0.71 (docs/cpu.md).
 # And the same staged (each tile first copied row by row into a scratch, so that the input is read along its rows
-# and the output written in runs): on a 2-core AMD EPYC, where a tile read down its block columns ran at 3-5 GB/s
-# whatever its size and the copy at 10-19, staged tiles of 512 ran 1.1x-2.0x the best plain tile on 14 of 16
-# matrices of 1- to 8-byte elements (docs/cpu.md, "Staged tiles at any pitch")
+# and the output written in runs): on a 2-core AMD EPYC, where tiles read down their block columns ran at 3-5 GB/s
+# whatever their size and the copy at 10-19, the staged tiles this measurement picked ran at 1.25x-1.35x the plain
+# ones it picked before in geometric mean on four fresh seeds' matrices of 12 MiB or more (planner.STAGED_MIN_BYTES;
+# smaller ones keep the best plain tile, `HostTile.plain`); docs/cpu.md, "Staged tiles at any pitch"
 CANDIDATES = tuple((r, c, staged) for staged in (False, True)
                    for r, c in ((128, 128), (256, 256), (512, 512), (1024, 1024), (128, 1024), (256, 1024))
                    if not staged or r >= 256)
@@ -48,6 +50,7 @@ class HostTile:
     tile: tuple[int, int]  # rows, columns
     source: str  # "the table" (shipped), or when it was measured on this host
     staged: bool = False
+    plain: tuple[int, int] | None = None  # where `tile` is staged: the best plain tile, for inputs the caches hold
 
 
 Candidate = tuple[int, int, bool]  # rows, columns, staged
@@ -101,6 +104,15 @@ def probe_shapes(itemsize: int, aliased: bool = False) -> list[tuple[int, int]]:
 def label(candidate: Candidate) -> str:
     rows, cols, staged = candidate
     return f"{rows}x{cols}{' staged' if staged else ''}"
+
+
+def best_plain(score: dict[Candidate, float]) -> tuple[int, int] | None:
+    """(rows, columns) of the best-scored plain (not staged) tile of `best_tile`'s scores, None if none was timed."""
+    plain = [t for t in score if not t[2]]
+    if not plain:
+        return None
+    rows, cols, _ = max(plain, key=lambda t: (score[t], -t[0] * t[1]))
+    return rows, cols
 
 
 def best_tile(seconds: dict[Candidate, list[float]]) -> tuple[Candidate, dict[Candidate, float]]:
@@ -204,9 +216,12 @@ def vector_tile(itemsize: int, shipped: int, *, aliased: bool = False, measure_a
             entry = {"tile": [rows, cols], "staged": staged,
                      "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                      "score": {label(t): round(v, 3) for t, v in score.items()}}
+            if staged and not aliased and best_plain(score) is not None:  # planner.STAGED_MIN_BYTES
+                entry["plain"] = list(best_plain(score))
             data = {"schema": SCHEMA, "host": host_name(), "tiles": {**data.get("tiles", {}), key: entry}}
             _write(path, data)
         rows, cols = (int(v) for v in entry["tile"])
-        found = HostTile((rows, cols), f"measured on this host {entry['measured']}", bool(entry.get("staged")))
+        plain = tuple(int(v) for v in entry["plain"]) if entry.get("plain") else None
+        found = HostTile((rows, cols), f"measured on this host {entry['measured']}", bool(entry.get("staged")), plain)
     _known[itemsize, aliased] = found
     return found

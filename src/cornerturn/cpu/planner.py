@@ -109,6 +109,12 @@ STAGED_PITCH = 4096
 STAGED_MIN_PITCH = 8192
 STAGED_TILE = 512
 STAGED_ITEMSIZES = (4, 8)
+# A host's measured staged tile for any pitch (cpu/host_tiles.py, measured on inputs of 24 MiB) serves inputs of
+# STAGED_MIN_BYTES or more; smaller ones, which the caches hold, take the host's best plain tile (the aliased pitches'
+# staged tiles, measured on 64-256 MiB matrices, are left as they were). On a 2-core AMD EPYC (32 MiB of L3),
+# over 38 matrices of 0.25-64 MiB whose plan the staged tiles changed, staged ran at 0.48x-0.94x under 10 MiB (28 of
+# 28 behind) and at 0.69x-1.39x from 10 MiB (7 of 10 ahead); docs/cpu.md, "Staged tiles at any pitch"
+STAGED_MIN_BYTES = 12 << 20
 
 
 # 8-byte elements whose tiles would cut the input's rows into parts although they are few (output rows of at most
@@ -281,7 +287,7 @@ def tiled_variant(problem: Problem, parallel: bool) -> VectorVariant:
     aliased = problem.row_stride % ALIASED_PITCH == 0
     matrices = problem.batch[-1] if problem.batch else 1
     wanted = 2 * numba.get_num_threads() if parallel else 1
-    from .host_tiles import balanced, tiles_along, vector_tile
+    from .host_tiles import HostTile, balanced, tiles_along, vector_tile
 
     def halved(tile: int) -> int:  # a table's square tile, halved while too few
         while tile > VECTOR_TILE_MIN and matrices * -(-problem.rows // tile) * -(-problem.cols // tile) < wanted:
@@ -297,6 +303,8 @@ def tiled_variant(problem: Problem, parallel: bool) -> VectorVariant:
         return VectorVariant(problem.itemsize, halved(tile), parallel, staged, f"{why}, the table")
     if host is None:
         host = vector_tile(problem.itemsize, VECTOR_TILE[problem.itemsize])
+        if host.staged and host.plain is not None and problem.elements * problem.itemsize < STAGED_MIN_BYTES:
+            host = HostTile(host.plain, f"{host.source}, plain under {STAGED_MIN_BYTES >> 20} MiB")
     rows, cols = host.tile
     if host.source == "the table":
         return VectorVariant(problem.itemsize, halved(rows), parallel, staged, host.source)
