@@ -216,8 +216,9 @@ def vector_tile(itemsize: int, shipped: int, *, aliased: bool = False, measure_a
             entry = {"tile": [rows, cols], "staged": staged,
                      "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                      "score": {label(t): round(v, 3) for t, v in score.items()}}
-            if staged and not aliased and best_plain(score) is not None:  # planner.STAGED_MIN_BYTES
-                entry["plain"] = list(best_plain(score))
+            plain = best_plain(score) if staged and not aliased else None  # for planner.STAGED_MIN_BYTES
+            if plain is not None:
+                entry["plain"] = list(plain)
             data = {"schema": SCHEMA, "host": host_name(), "tiles": {**data.get("tiles", {}), key: entry}}
             _write(path, data)
         rows, cols = (int(v) for v in entry["tile"])
