@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+from units_probe import run_case  # the transpose as the permutation (0, 2, 1) of (batch, rows, cols)
 
 from cornerturn.engine.configs import SPLIT_MAX_COLS, SplitConfig
 from cornerturn.problem import canonical
@@ -74,35 +75,6 @@ def plans(size, shape):
     return problem, planned, [build(problem, 4, c) for c in CONFIGS]
 
 
-def run_case(name, dtype, size, shape, planned, others) -> dict:
-    import torch
-
-    from cornerturn.engine.timing import time_cuda_rounds
-
-    nbytes = math.prod(shape) * size
-    words = torch.randint(-2**31, 2**31 - 1, ((nbytes + 3) // 4,), dtype=torch.int32, device="cuda")
-    x = words.view(torch.uint8)[:nbytes].view(getattr(torch, dtype)).view(shape)
-    want = x.transpose(-1, -2).contiguous()
-    out = torch.empty_like(want)
-    stream = torch.cuda.current_stream().cuda_stream
-    fns = {}
-    for label, p in (("plan", planned), *((o.config.name, o) for o in others)):
-        def call(p=p):
-            for xo, oo, launch in p.pieces:
-                launch.run_pointers(x.data_ptr() + xo, out.data_ptr() + oo, stream, 0)
-        out.view(torch.uint8).fill_(0xA5)
-        call()
-        torch.cuda.synchronize()
-        if not torch.equal(out.view(torch.uint8), want.view(torch.uint8)):
-            raise AssertionError(f"{name} {label}: wrong result")
-        fns[label] = call
-    copy_to = torch.empty_like(x)
-    fns["torch"] = lambda: x.transpose(-1, -2).contiguous()
-    fns["copy"] = lambda: copy_to.copy_(x)
-    t = time_cuda_rounds(fns, repeats=7)
-    return {n: round(100 * t["copy"].median / v.median, 1) for n, v in t.items() if n != "copy"}
-
-
 def main() -> None:
     path, seed, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rows = []
@@ -114,7 +86,7 @@ def main() -> None:
         if DRY:
             print(f"{name:36s} {planned.config.name}")
             continue
-        pct = run_case(name, dtype, size, shape, planned, others)
+        pct = run_case(name, dtype, size, shape, (0, 2, 1), planned, {o.config.name: o for o in others})
         rows.append({"case": name, "shape": list(shape), "itemsize": size, "plan": planned.config.name, "pct": pct})
         print(f"{name:36s} {planned.config.name:22s} " + " ".join(f"{k} {v:5.1f}" for k, v in pct.items()),
               flush=True)
