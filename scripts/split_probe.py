@@ -12,13 +12,11 @@ With --cols, only matrices of those columns whose output rows start inside words
 the 1-byte ones of every column count given, the 2-byte ones of those up to SPLIT_MAX_COLS.
 """
 
-import json
 import math
 import sys
-import time
 
 import numpy as np
-from units_probe import run_case  # the transpose as the permutation (0, 2, 1) of (batch, rows, cols)
+from units_probe import run_case, write_rows  # the transpose as the permutation (0, 2, 1) of (batch, rows, cols)
 
 from cornerturn.engine.configs import SPLIT_MAX_COLS, SplitConfig
 from cornerturn.problem import canonical
@@ -88,16 +86,9 @@ def main() -> None:
             continue
         pct = run_case(name, dtype, size, shape, (0, 2, 1), planned, {o.config.name: o for o in others})
         rows.append({"case": name, "shape": list(shape), "itemsize": size, "plan": planned.config.name, "pct": pct})
+        write_rows(path, "split_probe", rows)
         print(f"{name:36s} {planned.config.name:22s} " + " ".join(f"{k} {v:5.1f}" for k, v in pct.items()),
               flush=True)
-    if not DRY:
-        import torch
-
-        with open(path, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                       "command": "python3 scripts/split_probe.py " + " ".join(sys.argv[1:]), "rows": rows},
-                      f, indent=1)
 
 
 if __name__ == "__main__":

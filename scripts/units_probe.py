@@ -97,6 +97,15 @@ def run_case(name, dtype, size, shape, axes, planned, others) -> dict:
     return {n: round(100 * t["copy"].median / v.median, 1) for n, v in t.items() if n != "copy"}
 
 
+def write_rows(path: str, script: str, rows: list) -> None:
+    """The rows so far, after every case, so that a run cut short keeps what it measured."""
+    import torch
+
+    with open(path, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                   "command": f"python3 scripts/{script}.py " + " ".join(sys.argv[1:]), "rows": rows}, f, indent=1)
+
+
 def main() -> None:
     path, seed, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rows = []
@@ -110,16 +119,9 @@ def main() -> None:
         rows.append({"case": name, "shape": list(shape), "axes": list(axes), "itemsize": size,
                      "unit_bytes": element_bytes(perm), "plan": f"{planned.config.name} ({planned.word} B)",
                      "pct": pct})
+        write_rows(path, "units_probe", rows)
         print(f"{name:44s} unit {element_bytes(perm):3d} B {planned.config.name:24s} "
               + " ".join(f"{k} {v:5.1f}" for k, v in pct.items()), flush=True)
-    if not DRY:
-        import torch
-
-        with open(path, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                       "command": "python3 scripts/units_probe.py " + " ".join(sys.argv[1:]), "rows": rows},
-                      f, indent=1)
 
 
 if __name__ == "__main__":

@@ -985,6 +985,12 @@ def test_runs_plans_by_hand():
     assert pieces[0][2].programs == 5 * 4 * 2  # 20 units of 100 words, two pieces of 64 words each
     with pytest.raises(ValueError, match="no unit"):
         permute.build(canon((4, 5, 2), (1, 0, 2), 4), 8, permute.RunsConfig(64))
+    with pytest.raises(ValueError, match="no unit"):  # 101 bytes: 4-byte words do not divide it
+        permute.build(canon((166, 27, 101), (1, 0, 2), 1), 4, permute.RunsConfig(1024))
+    view = canonical_permutation((166, 27, 64), (27 * 65, 65, 1), 1, (1, 0, 2))  # 64 bytes, but rows 65 apart
+    assert element_bytes(view) == 64
+    with pytest.raises(ValueError, match="no unit"):
+        permute.build(view, 4, permute.RunsConfig(1024))
     with pytest.raises(ValueError, match="power of two"):
         permute.RunsConfig(48)
     with pytest.raises(ValueError, match="num_warps"):

@@ -157,9 +157,10 @@ def runs_ok(perm: Permutation, word: int) -> bool:
 
 
 def has_unit(perm: Permutation, word: int) -> bool:
-    """Whether a unit contiguous on both sides spans two or more `word`-byte words (what permute_runs moves)."""
+    """Whether a unit contiguous on both sides spans two or more `word`-byte words (what permute_runs moves), the
+    word dividing the unit and every stride."""
     unit = element_bytes(perm)
-    return unit != perm.itemsize and unit // word >= 2
+    return unit != perm.itemsize and unit // word >= 2 and widest_word(perm, widest=16) % word == 0
 
 
 # The planner's permute_runs launch: RUN_BLOCK words with 4 warps (8 words a lane), as many whole units as fit or a
@@ -613,7 +614,7 @@ def _runs_launch(one: Axis, unit: int, rest: tuple[Axis, ...], config: RunsConfi
 def _build_runs(perm: Permutation, word: int, config: RunsConfig | None, reason: str | None) -> EnginePlan:
     if not has_unit(perm, word):
         raise ValueError(f"RunsConfig: the permutation has no unit of two or more words of {word} B contiguous on "
-                         "both sides")
+                         f"both sides (words of {word} B must divide the unit and every stride)")
     axes = word_axes(perm, word)  # outermost first, the unit's words last
     unit, one, rest = axes[-1].extent, axes[-2], tuple(reversed(axes[:-2]))
     if config is None:
