@@ -699,14 +699,14 @@ def test_split_kernel_refuses_what_it_does_not_take(rng):
     ((5000000, 3), 1, 256), ((5000000, 10), 1, 256), ((5000001, 5), 2, 512), ((5000000, 5), 2, 256),
     ((5000001, 13), 1, 256), ((5000001, 20), 1, 256), ((5000001, 10), 2, 256), ((3, 500001, 10), 1, 512),
     ((5000000, 4), 1, None), ((5000000, 12), 1, None), ((5000000, 4), 2, None),  # rows of whole words
-    ((5000001, 8), 1, None), ((5000001, 16), 1, None), ((5000001, 8), 2, None),  # a multiple of 8 columns
+    ((5000001, 8), 1, 512), ((5000001, 8), 2, 256), ((5000001, 16), 1, None), ((3, 500001, 8), 1, 512),  # 8, 16
     ((5000001, 21), 1, None), ((5000000, 13), 1, None), ((3, 500001, 11), 1, None),  # longer rows, batches
 ])
 def test_split_rule(shape, size, block):
     """The split rule (configs.split_rule): rows of up to SPLIT_MAX_BYTES split in programs of 512 lanes where output
     rows start inside words and of 256 where they start at whole words (but not rows of whole words), shifted rows
     of up to SPLIT_MAX_SHIFTED_BYTES in programs of 256, batches up to SPLIT_MAX_BATCH_BYTES a row, never a multiple
-    of 8 columns; where it says no, or x or out start past a whole word (split=False), the words kernel's rule."""
+    of 16 columns; where it says no, or x or out start past a whole word (split=False), the words kernel's rule."""
     problem = _matrix(shape, size)
     found = skinny(problem)
     if block is None:

@@ -243,11 +243,14 @@ def split_shifted(problem: Problem) -> bool:
 # of 512 lanes where output rows start inside words and of 256 where they start at whole words (but not rows of
 # whole words there: the words kernel's tiles read those as they lie, and ran them at 91-99% of the copy, ahead of
 # transpose_split on 4 of 6 by 3-7%); shifted rows of up to SPLIT_MAX_SHIFTED_BYTES in programs of 256. Not columns
-# that are a multiple of 8 (8 or 16 words a lane): uint8 43850594 x 8 and 4768889 x 16 ran at 22-24% of the copy in
-# every program size, where others of their row bytes ran at 73-94%. Batches only up to SPLIT_MAX_BATCH_BYTES a row:
-# the words kernel's tiles ran batches of 11-15 bytes a row at 77-101% of the copy, and transpose_split at
-# 0.88x-1.00x those. Set on seeds 9501 and 9502 (61 matrices; NVIDIA H200, 2026-11-29) and 9503 (the rows of whole
-# words), checked on seed 9504; docs/engine.md, "Pixels split into planes".
+# that are a multiple of 16: uint8 4768889 x 16 ran at 22-24% of the copy in every program size (2026-11-29), and with
+# the kernel's span unspecialised (commit ebb99c7) 35-46% where the words kernel ran 65-68% (seed 12011). 8 columns
+# ran at 22-24% then too; since, bytes at 1.01x-1.06x the words kernel in programs of 512 and 2-byte elements at
+# 1.12x-1.14x in programs of 256 (NVIDIA H200, 2026-12-01, `scripts/split_probe.py OUT 12011 16 --cols=8,16`).
+# Batches only up to SPLIT_MAX_BATCH_BYTES a row: the words kernel's tiles ran batches of 11-15 bytes a row at
+# 77-101% of the copy, and transpose_split at 0.88x-1.00x those. Set on seeds 9501 and 9502 (61 matrices; NVIDIA
+# H200, 2026-11-29) and 9503 (the rows of whole words), checked on seed 9504; docs/engine.md, "Pixels split into
+# planes".
 SPLIT_RULE = True
 SPLIT_MAX_BYTES = 12
 SPLIT_MAX_SHIFTED_BYTES = 20
@@ -256,7 +259,7 @@ SPLIT_MAX_BATCH_BYTES = 10
 
 def split_rule(problem: Problem) -> SplitConfig | None:
     """transpose_split's program for a matrix of few columns (see above), or None where the rule leaves it."""
-    if not SPLIT_RULE or not split_ok(problem) or problem.cols % 8 == 0:
+    if not SPLIT_RULE or not split_ok(problem) or problem.cols % 16 == 0:
         return None
     row_bytes = problem.cols * problem.itemsize
     shifted = split_shifted(problem)
