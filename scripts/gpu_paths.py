@@ -333,7 +333,9 @@ def section_permute() -> int:
                                # words where the first sides are refused (RUN_TO_B_REFUSED); units of 1,025 bytes in
                                # shifted words (SHIFTED_LONG_UNIT)
                                ((3, 20, 10, 6), (0, 3, 2, 1), torch.int8), ((3, 17, 9, 6), (0, 3, 2, 1), torch.int8),
-                               ((3, 2, 1025), (1, 0, 2), torch.uint8)):
+                               ((3, 2, 1025), (1, 0, 2), torch.uint8),
+                               # units of an odd number of 2-byte elements moved whole (ODD_RUN_MIN)
+                               ((12, 4, 43), (1, 0, 2), torch.float16), ((3, 40, 5, 61), (2, 1, 0, 3), torch.int16)):
         size = torch.empty((), dtype=dtype).element_size()
         n = torch.Size(shape).numel() * size
         flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")

@@ -1,11 +1,12 @@
-"""Probe: permutations whose unit contiguous on both sides (the input's fastest axis, kept last) holds 16 to 127 bytes,
-which the planner leaves to the element tiles (permute_runs takes units of RUN_MIN bytes or more, permute_runs_words
-1-byte elements only). Against the planner's plan: permute_runs in the natural word (its span both ways) and
-permute_runs_words (units in funnel-shifted 32-bit words). Permutations drawn from a seed (rank 3 to 5, element sizes
-1, 2, 4 and 8 bytes, the unit's bytes log-uniform from 16 to 127, 32-512 MiB), every plan checked bit for bit against
-torch's permute into a poisoned output, timed with torch and a copy of the same bytes in interleaved rounds.
+"""Probe: permutations whose unit contiguous on both sides (the input's fastest axis, kept last) holds 16 to 127 bytes
+(or --units, of an odd number of elements with --odd), which the planner leaves to the element tiles (permute_runs
+takes units of RUN_MIN bytes or more, permute_runs_words 1-byte elements only). Against the planner's plan:
+permute_runs in the natural word (its span both ways) and permute_runs_words (units in funnel-shifted 32-bit words).
+Permutations drawn from a seed (rank 3 to 5, element sizes 1, 2, 4 and 8 bytes, the unit's bytes log-uniform, 32-512
+MiB), every plan checked bit for bit against torch's permute into a poisoned output, timed with torch and a copy of
+the same bytes in interleaved rounds.
 
-    python3 scripts/units_probe.py OUT.json SEED CASES [--sizes=2,4] [--dry]
+    python3 scripts/units_probe.py OUT.json SEED CASES [--sizes=2,4] [--units=LOW,HIGH] [--odd] [--rule] [--dry]
 """
 
 import dataclasses
@@ -22,7 +23,10 @@ from cornerturn.tiling import element_bytes
 DRY = "--dry" in sys.argv
 SIZES = [int(v) for v in next((a.split("=")[1] for a in sys.argv if a.startswith("--sizes=")), "1,2,4,8").split(",")]
 DTYPES = {1: "uint8", 2: "bfloat16", 4: "float32", 8: "float64"}
-UNIT_BYTES = (16, 128)
+UNIT_BYTES = tuple(int(v) for v in next((a.split("=")[1] for a in sys.argv if a.startswith("--units=")),
+                                         "16,128").split(","))
+ODD = "--odd" in sys.argv  # units of an odd number of elements only
+RULE = "--rule" in sys.argv  # only where permute.ODD_RUN_MIN changes the plan: the plan without it against the plan
 
 
 def draw(seed: int, cases: int):
@@ -33,6 +37,7 @@ def draw(seed: int, cases: int):
         tries += 1
         size = int(rng.choice(SIZES))
         unit = max(1, round(math.exp(rng.uniform(math.log(UNIT_BYTES[0]), math.log(UNIT_BYTES[1] - 0.5)))) // size)
+        unit |= ODD
         rank = int(rng.integers(3, 6))
         elements = math.exp(rng.uniform(math.log(32 << 20), math.log(512 << 20))) / size / unit
         weights = rng.random(rank - 1) + 0.1
@@ -55,6 +60,13 @@ def plans(perm):
     from cornerturn.engine.permute import ShiftedRunsConfig, has_unit, natural_word, shifted_runs_fit
 
     planned = engine.choose(perm, "cuda:0")
+    if RULE:
+        rule, permute.ODD_RUN_MIN = permute.ODD_RUN_MIN, 1 << 30
+        engine.choose.cache_clear()
+        before = engine.choose(perm, "cuda:0")
+        permute.ODD_RUN_MIN = rule
+        engine.choose.cache_clear()
+        return before, ({"rule": planned} if planned.config != before.config else None)
     others = {}
     word = natural_word(perm)
     if has_unit(perm, word):
@@ -115,6 +127,8 @@ def main() -> None:
             print(f"{name:44s} unit {element_bytes(perm)} B, {len(perm.extents)} axes")
             continue
         planned, others = plans(perm)
+        if others is None:  # --rule: a plan the rule leaves
+            continue
         pct = run_case(name, dtype, size, shape, axes, planned, others)
         rows.append({"case": name, "shape": list(shape), "axes": list(axes), "itemsize": size,
                      "unit_bytes": element_bytes(perm), "plan": f"{planned.config.name} ({planned.word} B)",

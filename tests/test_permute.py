@@ -581,6 +581,8 @@ RUNS_CASES = [  # (shape, axes, dtype, steps): a unit contiguous on both sides m
     ((6, 9, 12), (1, 0, 2), np.uint8, (2, -1, 1)),  # strided and reversed outer axes
     ((4, 5, 2, 9), (2, 0, 1, 3), np.int16, (1, 1, 1, 1)),
     ((5, 6, 40), (1, 0, 2), np.float32, (1, -1, 1)),  # 160 B: runs by default
+    ((12, 4, 43), (1, 0, 2), np.float16, None),  # 86 B of 2-byte words, 12 of 23 along the next axis: by default
+    ((3, 12, 2, 45), (2, 1, 0, 3), np.int16, (1, -1, 1, 1)),  # 90 B, reversed
     ((3, 4, 5, 130), (2, 0, 1, 3), np.uint8, None),  # 130 B: 65 words of 2
     ((3, 4, 5, 6, 8), (3, 0, 2, 1, 4), np.complex128, (1, 1, -1, 1, 1)),  # units running on over the next axes
 ]
@@ -602,6 +604,25 @@ def test_runs_run_on_over_the_next_axes_where_they_would_fill_under_a_fifth_of_a
             (c.block, w, c) for w, c in permute.candidates(perm) if isinstance(c, permute.RunsConfig)]
 
 
+def test_units_of_an_odd_number_of_2_byte_elements_move_whole_from_84_bytes_where_programs_fill_half():
+    """permute_runs takes units of 128 bytes or more; units of an odd number of 2-byte elements from ODD_RUN_MIN
+    (84) bytes where programs along the output's next axis fill half their room or more."""
+    from cornerturn.engine import permute
+
+    def taken(shape, axes, itemsize=2):
+        p = canon(shape, axes, itemsize)
+        return isinstance(permute.build(p, permute.natural_word(p)).config, permute.RunsConfig)
+
+    assert taken((421, 41, 82, 55), (0, 2, 1, 3))  # 110 B, 41 along the next axis of 18 a program: fills 0.76
+    assert taken((12, 4, 43), (1, 0, 2))  # 86 B: 12 of 23
+    assert not taken((11, 4, 43), (1, 0, 2))  # 11 of 23 (0.48)
+    assert not taken((196, 8, 20, 72, 41), (3, 0, 2, 1, 4))  # 82 B: shorter
+    assert not taken((8, 24, 17, 1125, 47), (3, 2, 1, 0, 4))  # 94 B, 8 along the next axis of 21 (0.38)
+    assert not taken((12, 4, 42), (1, 0, 2))  # 84 B in 4-byte words: the tiles, as before
+    assert not taken((12, 4, 85), (1, 0, 2), 1)  # 85 bytes: not 2-byte elements
+    assert taken((12, 4, 64), (1, 0, 2))  # 128 B: RUN_MIN
+
+
 @pytest.mark.parametrize("shape, axes, dtype, steps", RUNS_CASES, ids=str)
 def test_runs_kernel(shape, axes, dtype, steps, rng):
     from cornerturn.engine import permute
@@ -612,7 +633,7 @@ def test_runs_kernel(shape, axes, dtype, steps, rng):
     word = permute.widest_word(p)
     unit = permute.element_bytes(p) // word
     default = permute.build(p, word).config
-    assert isinstance(default, permute.RunsConfig) == (permute.element_bytes(p) >= permute.RUN_MIN)
+    assert isinstance(default, permute.RunsConfig) == permute.runs_ok(p, word)
     # blocks of several units, of one, and smaller than a unit (a unit in pieces); units spanning the next axes
     configs = [c for c in (default, permute.RunsConfig(16, 1), permute.RunsConfig(64, 2),
                            permute.RunsConfig(64, 2, span=True), permute.RunsConfig(256, 4, span=True))

@@ -149,11 +149,31 @@ def shifted_runs_ok(perm: Permutation) -> bool:
             and shifted_runs_fit(perm, ShiftedRunsConfig().block))
 
 
+# Units of an odd number of 2-byte elements (2-byte words) move whole from ODD_RUN_MIN bytes where programs along the
+# output's next axis would fill ODD_RUN_FILL of their room or more (runs_filled): the element tiles ran those at
+# 44-72% of the copy, permute_runs at 1.08x-1.78x them (26 random permutations of seeds 12031-12032, H200,
+# 2026-12-02); the 6 that filled programs to 0.24-0.38 ran at 0.52x-0.80x, units of 62-82 bytes at 0.71x-1.45x
+# (0.99x in geometric mean on seed 12031), shorter ones mostly behind. As built, on the fresh seeds 12041 and 12042:
+# 1.18x over the 11 plans it changes (0.72x-1.43x, one behind) and 1.26x over 17 (0.97x-1.42x); docs/permute.md,
+# "Units of an odd number of 2-byte elements".
+ODD_RUN_MIN = 84
+ODD_RUN_FILL = 0.5
+
+
 def runs_ok(perm: Permutation, word: int) -> bool:
     """Whether permute_runs takes the permutation in `word`-byte words: a unit contiguous on both sides of RUN_MIN
-    bytes or more, two words or more. Shorter units keep the tiles, whose loads also walk the input's next axis
-    (H100, 2026-11-25, docs/permute.md: units of 17-64 bytes at 0.74-0.83x the tiles)."""
-    return has_unit(perm, word) and element_bytes(perm) >= RUN_MIN
+    bytes or more, two words or more, or of 2-byte elements in 2-byte words as ODD_RUN_MIN says. Other units keep the
+    tiles, whose loads also walk the input's next axis (H100, 2026-11-25, docs/permute.md: units of 17-64 bytes at
+    0.74-0.83x the tiles)."""
+    if not has_unit(perm, word):
+        return False
+    unit = element_bytes(perm)
+    if unit >= RUN_MIN:
+        return True
+    if perm.itemsize != 2 or word != 2 or unit < ODD_RUN_MIN:
+        return False
+    axes = word_axes(perm, word)
+    return runs_filled(axes[-2], axes[-1].extent, RUNS_CONFIG.block) >= ODD_RUN_FILL
 
 
 def has_unit(perm: Permutation, word: int) -> bool:
