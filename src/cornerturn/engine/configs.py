@@ -246,7 +246,8 @@ def split_shifted(problem: Problem) -> bool:
 # that are a multiple of 16: uint8 4768889 x 16 ran at 22-24% of the copy in every program size (2026-11-29), and with
 # the kernel's span unspecialised (commit ebb99c7) 35-46% where the words kernel ran 65-68% (seed 12011). 8 columns
 # ran at 22-24% then too; since, bytes at 1.01x-1.06x the words kernel in programs of 512 and 2-byte elements at
-# 1.12x-1.14x in programs of 256 (NVIDIA H200, 2026-12-01, `scripts/split_probe.py OUT 12011 16 --cols=8,16`).
+# 1.12x-1.14x in programs of 256 (NVIDIA H200, 2026-12-01, `scripts/split_probe.py OUT 12011 16 --cols=8,16`); on
+# the fresh seed 12021 all 19 matrices the change reaches ran ahead (bytes 1.01x-1.05x, 2-byte 1.08x-1.16x).
 # Batches only up to SPLIT_MAX_BATCH_BYTES a row: the words kernel's tiles ran batches of 11-15 bytes a row at
 # 77-101% of the copy, and transpose_split at 0.88x-1.00x those. Set on seeds 9501 and 9502 (61 matrices; NVIDIA
 # H200, 2026-11-29) and 9503 (the rows of whole words), checked on seed 9504; docs/engine.md, "Pixels split into
