@@ -545,7 +545,8 @@ def _matrix(shape, size):
     ((INTERLEAVE_MAX_HALF_ROWS + 3, 300007), 2, TileConfig, 2), ((3, 23, 300007), 2, TileConfig, 2),
     ((3, 13, 300007), 2, InterleaveConfig, 4),
     ((2, 3, 350001), 1, InterleaveConfig, 4), ((700001, 3), 1, SplitConfig, 4), ((300007, 29), 1, WordsConfig, 4),
-    ((500009, 7), 2, SplitConfig, 4), ((700001, 8), 1, WordsConfig, 4), ((300007, 150), 1, WordsConfig, 4),
+    ((500009, 7), 2, SplitConfig, 4), ((700001, 8), 1, SplitConfig, 4), ((700001, 16), 1, WordsConfig, 4),
+    ((300007, 150), 1, WordsConfig, 4),
     ((3, 100003), 16, TileConfig, 8),
     ((100003, 8), 16, TileConfig, 8), ((35, 7287077), 1, WordsConfig, 4), ((4, 191, 300007), 1, WordsConfig, 4),
     ((HALF_TILES_MIN_ROWS, 300007), 2, TileConfig, 2), ((3, 169, 300007), 2, TileConfig, 2)])
