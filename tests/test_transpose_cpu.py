@@ -231,6 +231,64 @@ def test_vector_kernel_tiles(itemsize, rng):
         vector_kernel(itemsize, (n, n + 1), True)
 
 
+@pytest.mark.parametrize("itemsize", [4, 8])
+def test_streamed_vector_kernel(itemsize, rng):
+    """The streamed vector kernel (aligned non-temporal stores; x86-64): plain and staged tiles, threaded and not, on
+    outputs whose rows lie whole vectors apart (streamed) and on outputs it cannot stream (rows not whole vectors
+    apart, a start one element past a vector: plain stores); sides ending inside a block and a tile, batches, nothing
+    written past the output; the compiled kernel stores non-temporally and fences."""
+    import re
+
+    from cornerturn.cpu import vectors
+
+    if not vectors.STREAM_HOST:
+        with pytest.raises(ValueError, match="x86-64"):
+            vectors.vector_kernel(itemsize, 64, True, stream=True)
+        return
+    dtype = {4: np.uint32, 8: np.uint64}[itemsize]
+    n = 16 // itemsize
+    tiles = [(64, True, False), (64, True, True), (32, False, False), ((3 * n, 8 * n), True, True)]
+    for tile, parallel, staged in tiles:
+        kernel = vectors.vector_kernel(itemsize, tile, parallel, staged, stream=True)
+        for shape, lead in [((1, 16 * n, 70 + 3), 0), ((3, 9 * n, 41), 0), ((2, 37, 50), 0), ((1, 8 * n, 45), 1)]:
+            x = random_bits(shape, dtype, rng)
+            spare = poisoned((shape[0] * (shape[2] + 1) * shape[1] + lead,), dtype)  # a spare row after each matrix
+            out = spare[lead:].reshape(shape[0], shape[2] + 1, shape[1])
+            streamed = vectors.streamable(out[:, : shape[2]])
+            assert streamed == (shape[1] % n == 0 and lead == 0), (shape, lead)
+            kernel(x, out[:, : shape[2]])
+            assert_bits_equal(out[:, : shape[2]], reference(x))
+            assert_bits_equal(out[:, shape[2]], poisoned((shape[0], shape[1]), dtype))
+    compiled = vectors._compiled_vector_kernel(itemsize, True, False, True)
+    asm = "\n".join(compiled.inspect_asm().values())
+    assert re.search(r"\bv?movnt", asm) and "sfence" in asm
+    assert not re.search(r"\bv?movnt", "\n".join(vectors._compiled_vector_kernel(itemsize, True, False).inspect_asm()
+                                                   .values()))
+
+
+@pytest.mark.parametrize("shape, dtype, streamed", [
+    ((1000, 5000), np.float32, True),  # output rows 4,000 B apart, 20 MB
+    ((1000, 5000), np.complex64, True),  # 8-byte elements, 40 MB
+    ((3, 602, 3000), np.float64, True),  # a batch
+    ((1001, 5000), np.float32, False),  # output rows 4,004 B apart: not whole vectors
+    ((1001, 5000), np.float64, False),  # 8,008 B
+    ((1024, 5000), np.float32, False),  # 4,096 B: a multiple of 512 B (aliased)
+    ((1000, 4096), np.float32, False),  # input rows 16 KiB apart (aliased)
+    ((1000, 1000), np.float32, False),  # 4 MB: under STREAM_MIN_BYTES
+    ((2000, 5000), np.uint16, False),  # 2-byte elements
+    ((1600, 5000), np.uint8, False),  # bytes
+])
+def test_stream_rule(shape, dtype, streamed):
+    """cpu.planner.streams: 4- and 8-byte elements whose output rows lie whole 16-byte vectors apart, neither side's
+    rows a multiple of ALIASED_PITCH apart, outputs of STREAM_MIN_BYTES or more (on x86-64 hosts)."""
+    from cornerturn.cpu import vectors
+
+    itemsize = np.dtype(dtype).itemsize
+    strides = tuple(int(np.prod(shape[i + 1:])) * itemsize for i in range(len(shape)))
+    plan = choose_variant(canonical(shape, strides, itemsize))
+    assert ("-streamed" in plan.name) == (streamed and vectors.STREAM_HOST), plan.name
+
+
 @pytest.mark.parametrize("shape, dtype, tile, staged", [
     ((4000, 4001), np.float32, 1024, False),  # 16 tiles of 1024
     ((4000, 4000), np.uint8, 512, False),  # 64 tiles of 512

@@ -8,6 +8,7 @@ the parallel kernel pays from about 256x256.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 
@@ -235,17 +236,19 @@ class VectorVariant:
     staged: bool = False  # each tile copied into a scratch of the worker's own first
     tile_from: str = field(default="the table", compare=False)  # where the tile came from, for the plan's reason
     tile_cols: int = 0  # input columns a tile covers, where not `tile`
+    stream: bool = False  # blocks stored as aligned non-temporal vectors where the output allows (STREAM_ITEMSIZES)
 
     @property
     def name(self) -> str:
-        staged = "-staged" if self.staged else ""
+        staged = ("-staged" if self.staged else "") + ("-streamed" if self.stream else "")
         cols = f"x{self.tile_cols}" if self.tile_cols and self.tile_cols != self.tile else ""
         return f"vectors16{staged}-tiles{self.tile}{cols}-{'parallel' if self.parallel else 'serial'}"
 
     def kernel(self):
         from .vectors import vector_kernel
 
-        return vector_kernel(self.itemsize, (self.tile, self.tile_cols or self.tile), self.parallel, self.staged)
+        return vector_kernel(self.itemsize, (self.tile, self.tile_cols or self.tile), self.parallel, self.staged,
+                             self.stream)
 
 
 def vectorizable(problem: Problem) -> bool:
@@ -258,7 +261,39 @@ def vectorizable(problem: Problem) -> bool:
     return problem.rows >= side and problem.cols >= side
 
 
+# 4- and 8-byte elements stream their output (vectors.block_stream: aligned non-temporal stores, which write lines
+# without reading them first) where output rows lie a whole number of 16-byte vectors apart, but neither they nor the
+# input's rows a multiple of ALIASED_PITCH, and the output holds STREAM_MIN_BYTES or more (half the L3 of the host
+# where this was measured: smaller outputs, which a caller may read back from the caches, keep plain stores). On a
+# 2-core AMD EPYC (2026-12-02, docs/cpu.md, "Streamed output"): 1.4x-1.6x in tiles of 128-1024 on float32 6000x5000,
+# 3000x20000 and float64 5000x7000, 2000x11000, 6000x4100; level or behind on 8192 x 8192 (aliased rows, plain and
+# staged tiles); 0.5x-0.6x for 1- and 2-byte elements, whose blocks fill 16 and 8 output rows at once; unaligned
+# non-temporal stores (split into 8-byte ones) 0.7x-1.0x.
+STREAM_ITEMSIZES = (4, 8)
+STREAM_MIN_BYTES = 16 << 20
+
+
+def streams(problem: Problem, variant: VectorVariant) -> bool:
+    """Whether `variant` streams its output (see STREAM_ITEMSIZES); the kernel still stores plain vectors where the
+    output it is given is not aligned."""
+    from .vectors import STREAM_HOST, VECTOR_BYTES
+
+    out_pitch = problem.rows * problem.itemsize
+    return (STREAM and STREAM_HOST and problem.itemsize in STREAM_ITEMSIZES
+            and out_pitch % VECTOR_BYTES == 0 and out_pitch % ALIASED_PITCH != 0
+            and problem.row_stride % ALIASED_PITCH != 0 and problem.elements * problem.itemsize >= STREAM_MIN_BYTES)
+
+
+STREAM = True  # the rule above, on (a switch for probes and tests)
+
+
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
+    """The vector plan of `problem` (`_vector_variant_tiled`), streamed where `streams` says."""
+    variant = _vector_variant_tiled(problem, parallel)
+    return dataclasses.replace(variant, stream=True) if streams(problem, variant) else variant
+
+
+def _vector_variant_tiled(problem: Problem, parallel: bool) -> VectorVariant:
     """The vector plan of `problem` (`tiled_variant`), except where its tiles would cut the rows of an 8-byte matrix
     of output rows of at most FULL_ROWS_MAX_BYTES (and rows not a multiple of ALIASED_PITCH apart): tiles of all the
     rows by FULL_ROWS_COLS columns then."""

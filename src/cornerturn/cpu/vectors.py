@@ -7,13 +7,16 @@ Each interleave round makes vector 2k from the low halves of vectors k and k + n
 vector 2k + 1 from their high halves; after log2(n) rounds vector r holds column r. The loads and stores are
 unaligned vector accesses, so rows of any pitch and offset take them; the rows and columns past whole blocks (only
 in a matrix's last tiles) move element by element. Staged tiles are first copied row by row into a scratch of
-each worker's own, for inputs whose rows lie a whole number of pages apart.
+each worker's own, for inputs whose rows lie a whole number of pages apart. Streamed tiles store the blocks as
+aligned non-temporal vectors (past the caches, no line read before it is written; x86 only), for output rows that
+lie a whole number of vectors apart.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import platform
 
 import numba
 import numpy as np
@@ -26,6 +29,7 @@ from .kernels import _tile_of
 VECTOR_BYTES = 16  # 32-byte vectors (AVX2 registers) fell behind in tiles of 512 on every element size (docs/cpu.md)
 ELEMENT_SIZES = (1, 2, 4, 8)
 STAGE_PAD = 16  # bytes by which the staged kernel's scratch rows are longer than a tile's row
+STREAM_HOST = platform.machine().lower() in ("x86_64", "amd64")  # sfence, and non-temporal vector stores
 
 
 def interleave_masks(n: int) -> tuple[list[int], list[int]]:
@@ -49,35 +53,63 @@ def _transposed(builder: ir.IRBuilder, src, src_step, n: int, bits: int) -> list
     return rows
 
 
-def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bits: int) -> None:
+def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bits: int, stream: bool) -> None:
     """IR for one block: n rows of n `bits`-bit elements from byte pointer src (rows src_step bytes apart),
-    transposed, to byte pointer dst (rows dst_step bytes apart)."""
+    transposed, to byte pointer dst (rows dst_step bytes apart); with `stream`, as aligned non-temporal stores."""
     vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
+    hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if stream else None
     for k, row in enumerate(_transposed(builder, src, src_step, n, bits)):
         at = builder.gep(dst, [builder.mul(dst_step, ir.Constant(dst_step.type, k))])
-        builder.store(row, builder.bitcast(at, vector), align=1)
+        store = builder.store(row, builder.bitcast(at, vector), align=VECTOR_BYTES if stream else 1)
+        if stream:
+            store.set_metadata("nontemporal", hint)
+
+
+def _block_intrinsic(stream: bool):
+    def block(typingctx, x, x_at, x_step, out, out_at, out_step):
+        """block(x, x_at, x_step, out, out_at, out_step): the n x n block at byte offset x_at of the integer array x
+        (rows x_step bytes apart) transposed into the array out at byte offset out_at (rows out_step bytes apart),
+        where n = VECTOR_BYTES / x's element size; streamed, out_at and out_step must be multiples of VECTOR_BYTES
+        and out aligned to it."""
+        if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
+            return None
+        bits = x.dtype.bitwidth
+        n = 8 * VECTOR_BYTES // bits
+
+        def codegen(context, builder, signature, args):
+            x_val, x_at, x_step, out_val, out_at, out_step = args
+            byte = ir.IntType(8).as_pointer()
+            src = context.make_array(signature.args[0])(context, builder, x_val).data
+            dst = context.make_array(signature.args[3])(context, builder, out_val).data
+            _emit_block(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step,
+                        builder.gep(builder.bitcast(dst, byte), [out_at]), out_step, n, bits, stream)
+            return context.get_dummy_value()
+
+        return types.void(x, x_at, x_step, out, out_at, out_step), codegen
+
+    block.__name__ = "block_stream" if stream else "block"
+    return intrinsic(block)
+
+
+block = _block_intrinsic(False)
+block_stream = _block_intrinsic(True)
 
 
 @intrinsic
-def block(typingctx, x, x_at, x_step, out, out_at, out_step):
-    """block(x, x_at, x_step, out, out_at, out_step): the n x n block at byte offset x_at of the integer array x
-    (rows x_step bytes apart) transposed into the array out at byte offset out_at (rows out_step bytes apart),
-    where n = VECTOR_BYTES / x's element size."""
-    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
-        return None
-    bits = x.dtype.bitwidth
-    n = 8 * VECTOR_BYTES // bits
+def store_fence(typingctx):
+    """store_fence(): x86's sfence, which orders the non-temporal stores before it ahead of any store after it (a
+    full fence on other hosts, which never stream)."""
 
     def codegen(context, builder, signature, args):
-        x_val, x_at, x_step, out_val, out_at, out_step = args
-        byte = ir.IntType(8).as_pointer()
-        src = context.make_array(signature.args[0])(context, builder, x_val).data
-        dst = context.make_array(signature.args[3])(context, builder, out_val).data
-        _emit_block(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step,
-                    builder.gep(builder.bitcast(dst, byte), [out_at]), out_step, n, bits)
+        if not STREAM_HOST:
+            builder.fence("seq_cst")
+            return context.get_dummy_value()
+        name = "llvm.x86.sse.sfence"
+        fn = builder.module.globals.get(name) or ir.Function(builder.module, ir.FunctionType(ir.VoidType(), []), name)
+        builder.call(fn, [])
         return context.get_dummy_value()
 
-    return types.void(x, x_at, x_step, out, out_at, out_step), codegen
+    return types.void(), codegen
 
 
 @intrinsic
@@ -117,24 +149,31 @@ def block_side(itemsize: int) -> int:
     return VECTOR_BYTES // itemsize
 
 
-@numba.njit(inline="always")
-def _move_tile(src, sb, si, sj, out, b, i0, i1, j0, j1, n):
-    """out[b, j, i] = src[sb, si + i - i0, sj + j - j0] for i0 <= i < i1, j0 <= j < j1: whole n x n blocks through
-    the vector registers, the rows and columns past them element by element."""
-    src_matrix, src_row, src_col = src.strides
-    out_matrix, out_row, out_col = out.strides
-    i_full = i0 + ((i1 - i0) // n) * n
-    j_full = j0 + ((j1 - j0) // n) * n
-    for jj in range(j0, j_full, n):
-        for ii in range(i0, i_full, n):
-            src_at = sb * src_matrix + (si + ii - i0) * src_row + (sj + jj - j0) * src_col
-            block(src, src_at, src_row, out, b * out_matrix + jj * out_row + ii * out_col, out_row)
-        for j in range(jj, jj + n):
-            for i in range(i_full, i1):
+def _tile_mover(move_block):
+    @numba.njit(inline="always")
+    def move_tile(src, sb, si, sj, out, b, i0, i1, j0, j1, n):
+        """out[b, j, i] = src[sb, si + i - i0, sj + j - j0] for i0 <= i < i1, j0 <= j < j1: whole n x n blocks
+        through the vector registers, the rows and columns past them element by element."""
+        src_matrix, src_row, src_col = src.strides
+        out_matrix, out_row, out_col = out.strides
+        i_full = i0 + ((i1 - i0) // n) * n
+        j_full = j0 + ((j1 - j0) // n) * n
+        for jj in range(j0, j_full, n):
+            for ii in range(i0, i_full, n):
+                src_at = sb * src_matrix + (si + ii - i0) * src_row + (sj + jj - j0) * src_col
+                move_block(src, src_at, src_row, out, b * out_matrix + jj * out_row + ii * out_col, out_row)
+            for j in range(jj, jj + n):
+                for i in range(i_full, i1):
+                    out[b, j, i] = src[sb, si + i - i0, sj + j - j0]
+        for j in range(j_full, j1):
+            for i in range(i0, i1):
                 out[b, j, i] = src[sb, si + i - i0, sj + j - j0]
-    for j in range(j_full, j1):
-        for i in range(i0, i1):
-            out[b, j, i] = src[sb, si + i - i0, sj + j - j0]
+
+    return move_tile
+
+
+_move_tile = _tile_mover(block)
+_move_tile_streamed = _tile_mover(block_stream)
 
 
 @numba.njit(inline="always")
@@ -146,30 +185,43 @@ def _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols):
     return b, i0, min(i0 + tile_rows, rows), j0, min(j0 + tile_cols, cols)
 
 
-def vector_kernel(itemsize: int, tile: int | tuple[int, int], parallel: bool, staged: bool = False):
+def streamable(out: np.ndarray) -> bool:
+    """Whether the streamed kernel may write `out`: aligned to a vector, its matrices and rows whole vectors apart."""
+    return out.ctypes.data % VECTOR_BYTES == 0 and all(s % VECTOR_BYTES == 0 for s in out.strides[:2])
+
+
+def vector_kernel(itemsize: int, tile: int | tuple[int, int], parallel: bool, staged: bool = False,
+                  stream: bool = False):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for unsigned-integer words of `itemsize` bytes, `x` 3-D with
     contiguous columns (rows and matrices at any byte stride), `out` C-contiguous; blocks of n = block_side elements
     square in tiles of `tile` (rows, columns; one number: square) elements, multiples of n. Staged: the tiles are
     shared out in runs, one run a worker (at most NUMBA_NUM_THREADS), and each tile is first copied, row by row,
     into the worker's own scratch, whose rows are STAGE_PAD bytes longer than the tile's, then transposed from
-    there, so that input rows whose pitch is a multiple of a page are not read down a column of them. One compiled
-    kernel serves every tile."""
+    there, so that input rows whose pitch is a multiple of a page are not read down a column of them. Streamed (x86
+    only): the blocks are stored as aligned non-temporal vectors where `out` is `streamable`, else as plain ones.
+    One compiled kernel serves every tile."""
     n = block_side(itemsize)
     tile_rows, tile_cols = (tile, tile) if isinstance(tile, int) else tile
     if min(tile_rows, tile_cols) <= 0 or tile_rows % n or tile_cols % n:
         raise ValueError(f"vector kernel: tile {tile} is not a multiple of the block side {n}")
+    if stream and not STREAM_HOST:
+        raise ValueError("vector kernel: streamed tiles need an x86-64 host")
     compiled = _compiled_vector_kernel(itemsize, parallel, staged)
+    streamed = _compiled_vector_kernel(itemsize, parallel, staged, True) if stream else None
 
     def kernel(x, out):
-        compiled(x, out, tile_rows, tile_cols)
+        (streamed if streamed is not None and streamable(out) else compiled)(x, out, tile_rows, tile_cols)
 
     return kernel
 
 
+
 @functools.cache
-def _compiled_vector_kernel(itemsize: int, parallel: bool, staged: bool):
+def _compiled_vector_kernel(itemsize: int, parallel: bool, staged: bool, stream: bool = False):
     N = block_side(itemsize)
     STAGED = staged
+    STREAM = stream
+    move_tile = _move_tile_streamed if stream else _move_tile
     PAD = STAGE_PAD // itemsize
     WORKERS = numba.config.NUMBA_NUM_THREADS if parallel else 1
 
@@ -187,10 +239,14 @@ def _compiled_vector_kernel(itemsize: int, parallel: bool, staged: bool):
                     b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols)
                     for i in range(i0, i1):
                         scratch[w, i - i0, : j1 - j0] = x[b, i, j0:j1]
-                    _move_tile(scratch, w, 0, 0, out, b, i0, i1, j0, j1, N)
+                    move_tile(scratch, w, 0, 0, out, b, i0, i1, j0, j1, N)
+                    if STREAM:
+                        store_fence()
         else:
             for t in prange(tasks):
                 b, i0, i1, j0, j1 = _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols)
-                _move_tile(x, b, i0, j0, out, b, i0, i1, j0, j1, N)
+                move_tile(x, b, i0, j0, out, b, i0, i1, j0, j1, N)
+                if STREAM:
+                    store_fence()
 
     return kernel
