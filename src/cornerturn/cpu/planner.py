@@ -273,24 +273,21 @@ STREAM_ITEMSIZES = (4, 8)
 STREAM_MIN_BYTES = 16 << 20
 
 
-def streams(problem: Problem, variant: VectorVariant) -> bool:
-    """Whether `variant` streams its output (see STREAM_ITEMSIZES); the kernel still stores plain vectors where the
-    output it is given is not aligned."""
+def streams(problem: Problem) -> bool:
+    """Whether the vector plan of `problem` streams its output (see STREAM_ITEMSIZES); the kernel still stores plain
+    vectors where the output it is given is not aligned."""
     from .vectors import STREAM_HOST, VECTOR_BYTES
 
     out_pitch = problem.rows * problem.itemsize
-    return (STREAM and STREAM_HOST and problem.itemsize in STREAM_ITEMSIZES
+    return (STREAM_HOST and problem.itemsize in STREAM_ITEMSIZES
             and out_pitch % VECTOR_BYTES == 0 and out_pitch % ALIASED_PITCH != 0
             and problem.row_stride % ALIASED_PITCH != 0 and problem.elements * problem.itemsize >= STREAM_MIN_BYTES)
-
-
-STREAM = True  # the rule above, on (a switch for probes and tests)
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
     """The vector plan of `problem` (`_vector_variant_tiled`), streamed where `streams` says."""
     variant = _vector_variant_tiled(problem, parallel)
-    return dataclasses.replace(variant, stream=True) if streams(problem, variant) else variant
+    return dataclasses.replace(variant, stream=True) if streams(problem) else variant
 
 
 def _vector_variant_tiled(problem: Problem, parallel: bool) -> VectorVariant:

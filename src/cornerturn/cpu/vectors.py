@@ -215,7 +215,6 @@ def vector_kernel(itemsize: int, tile: int | tuple[int, int], parallel: bool, st
     return kernel
 
 
-
 @functools.cache
 def _compiled_vector_kernel(itemsize: int, parallel: bool, staged: bool, stream: bool = False):
     N = block_side(itemsize)
