@@ -230,9 +230,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
         return Launch(kernels.transpose_pairs, inner * tiles_r * tiles_c,
                       (problem.rows, problem.cols, inner_stride // 8, problem.row_stride // 8, tiles_r, tiles_c,
                        out_row_stride // 8, band_of(tiles_r, config.block_r, 16 * config.block_c, problem.row_stride)),
-                      {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WIDE": wide,
-                       "IN_ALIGN": alignment(inner_stride // 8, problem.row_stride // 8),
-                       "OUT_ALIGN": alignment(out_row_stride // 8)}, config.num_warps, 8)
+                      {"BLOCK_R": config.block_r, "BLOCK_C": config.block_c, "WIDE": wide}, config.num_warps, 8)
     assert isinstance(config, TileConfig)
     tiles_r = math.ceil(problem.rows / config.block_r)
     tiles_c = math.ceil(problem.cols / config.block_c)
