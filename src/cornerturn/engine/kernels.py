@@ -364,31 +364,18 @@ def _store_ends(out_ptr, out_base, c, out_row_stride, group, rw, first, last, ro
 
 @triton.jit
 def transpose_pairs(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_r, tiles_c, out_row_stride,
-                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr,
-                    LOAD_HINT: tl.constexpr = 0, STORE_HINT: tl.constexpr = 0):
+                    band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WIDE: tl.constexpr):
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     w = tc * (2 * BLOCK_C) + tl.arange(0, 2 * BLOCK_C)  # word columns of the input rows
-    src = x_ptr + b * batch_stride + r[:, None] * row_stride + w[None, :]
-    in_mask = (r[:, None] < rows) & (w[None, :] < 2 * cols)
-    if LOAD_HINT == 1:
-        words = tl.load(src, mask=in_mask, eviction_policy="evict_first")
-    elif LOAD_HINT == 2:
-        words = tl.load(src, mask=in_mask, cache_modifier=".cg")
-    else:
-        words = tl.load(src, mask=in_mask)
+    words = tl.load(x_ptr + b * batch_stride + r[:, None] * row_stride + w[None, :],
+                    mask=(r[:, None] < rows) & (w[None, :] < 2 * cols))
     pairs = tl.reshape(words, [BLOCK_R, BLOCK_C, 2])
     flipped = tl.reshape(tl.permute(pairs, (1, 0, 2)), [BLOCK_C, 2 * BLOCK_R])
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
     v = tr * (2 * BLOCK_R) + tl.arange(0, 2 * BLOCK_R)  # word columns of the output rows
-    dst = out_ptr + b * cols * out_row_stride + c[:, None] * out_row_stride + v[None, :]
-    out_mask = (c[:, None] < cols) & (v[None, :] < 2 * rows)
-    if STORE_HINT == 1:
-        tl.store(dst, flipped, mask=out_mask, eviction_policy="evict_first")
-    elif STORE_HINT == 2:
-        tl.store(dst, flipped, mask=out_mask, cache_modifier=".cs")
-    else:
-        tl.store(dst, flipped, mask=out_mask)
+    tl.store(out_ptr + b * cols * out_row_stride + c[:, None] * out_row_stride + v[None, :], flipped,
+             mask=(c[:, None] < cols) & (v[None, :] < 2 * rows))
 
 
 @triton.jit
