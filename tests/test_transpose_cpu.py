@@ -388,8 +388,46 @@ def test_column_walks_take_sixteen_byte_rows_apart_from_aliased_pitches(shape, d
     (256, 1100, True), (255, 1100, False), (1536, 1100, True), (1537, 1100, False),  # the rows it takes
     (400, 1024, False), (400, 2048, False)])  # the input's order (1,024 columns), rows 32 KiB apart (neither)
 def test_output_order_takes_sixteen_byte_matrices_of_256_to_1536_rows(rows, cols, takes):
+    """The rows the output's order takes; it streams its output from STREAM_MIN_BYTES (1536 x 1100: 27 MB) on x86-64."""
+    from cornerturn.cpu import vectors
+    from cornerturn.cpu.planner import STREAM_MIN_BYTES
+
     plan = choose_variant(canonical((rows, cols), (cols * 16, 16), 16))
-    assert (plan.name == "output-order16-parallel") is takes, plan.name
+    assert plan.name.startswith("output-order16-parallel") is takes, plan.name
+    if takes:
+        streamed = vectors.STREAM_HOST and rows * cols * 16 >= STREAM_MIN_BYTES
+        assert plan.name.endswith("-streamed") is streamed, plan.name
+
+
+def test_streamed_output_order_kernel(rng):
+    """The output's order with non-temporal element stores (x86-64): batches, a part of a thread ending inside an
+    output row, rows further apart than the columns, threaded and not; an output 8 bytes past a vector takes plain
+    stores; nothing written past the output; the compiled loop stores non-temporally and fences."""
+    import re
+
+    import numba
+
+    from cornerturn.cpu import output_order, vectors
+
+    for parallel in (True, False):
+        kernel = output_order.output_order_kernel(parallel, True)
+        for shape, cols, lead in (((3, 257, 41), 41, 0), ((1, 300, 77), 80, 0), ((2, 260, 33), 33, 8)):
+            base = random_bits((*shape[:-1], cols), np.complex128, rng)
+            x = base[..., :shape[-1]]
+            size = shape[0] * shape[2] * shape[1] * 16
+            spare = np.full(16 + lead + size + 16 * shape[1], 0xA5, np.uint8)  # an output row's bytes past the end
+            start = -spare.ctypes.data % 16 + lead
+            out = spare[start:start + size].view(np.complex128).reshape(shape[0], shape[2], shape[1])
+            assert vectors.streamable(out) is (lead == 0)
+            kernel(x, out)
+            assert_bits_equal(out, reference(x))
+            assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
+    if vectors.STREAM_HOST:  # compiled afresh: a kernel loaded from Numba's cache has no assembly to show
+        fresh = numba.njit(boundscheck=False)(output_order._rows_down_columns_streamed.py_func)
+        flat = np.zeros(4, np.complex128)
+        fresh(flat, flat.copy(), np.uint64(0), np.uint64(0), np.uint64(2), 2, np.uint64(2), np.uint64(1))
+        asm = "\n".join(fresh.inspect_asm().values())
+        assert re.search(r"\bv?movnt", asm) and "sfence" in asm
 
 
 def test_output_order_kernel_refuses_strides_it_cannot_read_flat():

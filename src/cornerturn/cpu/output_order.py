@@ -2,6 +2,9 @@
 column with a single strided load; the threads share the output's rows out, one contiguous part each, so each
 writes one sequential stream (the loop torch's copy runs; docs/cpu.md, "Torch's loop, found").
 
+Streamed (x86-64, an output aligned to 16 bytes), each element is stored as an aligned non-temporal vector: whole
+lines written past the caches, none read first (docs/cpu.md, "Streamed output").
+
 The inner loop must stay one load instruction: the same loop unrolled by 8 ran at 0.65x (C, on this project's 2-core
 AMD EPYC), and LLVM unrolls a loop whose trip count it can compute. So the loop runs over flat views with unsigned
 offsets (no wraparound code) and steps by a 1 passed at run time, which leaves its trip count unknown to LLVM.
@@ -14,6 +17,8 @@ import functools
 import numba
 import numpy as np
 from numba import prange, uint64
+
+from .vectors import element_stream, store_fence, streamable
 
 STEP = np.uint64(1)  # the inner loop's step, passed at run time (see above)
 
@@ -33,13 +38,29 @@ def _rows_down_columns(xf, of, o, s, rows, count, x_row, one):
         s += one
 
 
+@numba.njit(cache=True, boundscheck=False, nogil=True)
+def _rows_down_columns_streamed(xf, of, o, s, rows, count, x_row, one):
+    """_rows_down_columns with each element stored non-temporally (`of` aligned to 16 bytes), then a store fence."""
+    for _ in range(count):
+        end = o + rows
+        i = s
+        while o < end:
+            element_stream(xf, i, of, o)
+            o += one
+            i += x_row
+        s += one
+    store_fence()
+
+
 @functools.cache
-def output_order_kernel(parallel: bool):
+def output_order_kernel(parallel: bool, stream: bool = False):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` whose strides are non-negative multiples of its
-    element size, columns contiguous, and a C-contiguous `out`."""
+    element size, columns contiguous, and a C-contiguous `out`; `stream`: non-temporal stores where `out` is aligned
+    to 16 bytes (plain stores elsewhere)."""
+    move = _rows_down_columns_streamed if stream else _rows_down_columns
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
-    def spread(xf, of, batch, rows, cols, x_batch, x_row, one, parts):
+    def spread(xf, of, batch, rows, cols, x_batch, x_row, one, parts, streamed):
         total = batch * cols  # output rows, matrix after matrix
         for w in prange(parts):
             k = total * w // parts
@@ -48,8 +69,11 @@ def output_order_kernel(parallel: bool):
                 b = k // cols
                 j = k - b * cols
                 count = min(end - k, cols - j)
-                _rows_down_columns(xf, of, uint64(b * rows * cols + j * rows), uint64(b * x_batch + j),
-                                   uint64(rows), count, uint64(x_row), one)
+                o, s = uint64(b * rows * cols + j * rows), uint64(b * x_batch + j)
+                if streamed:
+                    move(xf, of, o, s, uint64(rows), count, uint64(x_row), one)
+                else:
+                    _rows_down_columns(xf, of, o, s, uint64(rows), count, uint64(x_row), one)
                 k += count
 
     def kernel(x: np.ndarray, out: np.ndarray) -> None:
@@ -62,6 +86,6 @@ def output_order_kernel(parallel: bool):
         span = (batch - 1) * x_batch + (rows - 1) * x_row + cols  # elements from the first to past the last
         flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(size,))
         parts = numba.get_num_threads() if parallel else 1  # read here: inside, it would keep the kernel from the cache
-        spread(flat, out.reshape(-1), batch, rows, cols, x_batch, x_row, STEP, parts)
+        spread(flat, out.reshape(-1), batch, rows, cols, x_batch, x_row, STEP, parts, stream and streamable(out))
 
     return kernel

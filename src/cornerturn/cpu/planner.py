@@ -198,14 +198,17 @@ class OrderVariant:
 
     order: str  # "input" or "output"
     parallel: bool
+    stream: bool = False  # the output's order only: elements stored non-temporally where the output is aligned
 
     def __post_init__(self) -> None:
         if self.order not in ("input", "output"):
             raise ValueError(f"OrderVariant.order: 'input' or 'output', got {self.order!r}")
+        if self.stream and self.order != "output":
+            raise ValueError("OrderVariant.stream: only the output's order streams (one output row at a time)")
 
     @property
     def name(self) -> str:
-        return f"{self.order}-order16-{'parallel' if self.parallel else 'serial'}"
+        return f"{self.order}-order16-{'parallel' if self.parallel else 'serial'}{'-streamed' if self.stream else ''}"
 
     def kernel(self):
         if self.order == "input":
@@ -214,7 +217,7 @@ class OrderVariant:
             return input_order_kernel(self.parallel)
         from .output_order import output_order_kernel
 
-        return output_order_kernel(self.parallel)
+        return output_order_kernel(self.parallel, self.stream)
 
 
 def in_input_order(problem: Problem) -> bool:
@@ -282,6 +285,17 @@ def streams(problem: Problem) -> bool:
     return (STREAM_HOST and problem.itemsize in STREAM_ITEMSIZES
             and out_pitch % VECTOR_BYTES == 0 and out_pitch % ALIASED_PITCH != 0
             and problem.row_stride % ALIASED_PITCH != 0 and problem.elements * problem.itemsize >= STREAM_MIN_BYTES)
+
+
+def streams_in_output_order(problem: Problem) -> bool:
+    """Whether a transpose in the output's order (in_output_order) streams its output: x86-64, STREAM_MIN_BYTES or
+    more; each thread writes one run of whole output rows, so neither pitch matters. On a 2-core AMD EPYC
+    (2026-12-02, docs/cpu.md, "16-byte elements in the output's order, streamed"): 1.065x and 1.085x the plain
+    stores over 17 and 20 random complex128 matrices of two seeds, 0.83x-1.36x, the few behind level when timed
+    again."""
+    from .vectors import STREAM_HOST
+
+    return STREAM_HOST and problem.elements * problem.itemsize >= STREAM_MIN_BYTES
 
 
 def vector_variant(problem: Problem, parallel: bool) -> VectorVariant:
@@ -464,7 +478,7 @@ def choose_variant(problem: Problem | Permutation):
         return CpuPlan(rows.name, f"{reason}; {problem.cols} columns: input rows in order, each written down the "
                                   "output's columns", geometry, rows)
     if parallel and in_output_order(problem):
-        rows = OrderVariant("output", parallel)
+        rows = OrderVariant("output", parallel, stream=streams_in_output_order(problem))
         return CpuPlan(rows.name, f"{reason}; {problem.rows} rows of {problem.cols} columns: output rows in order, "
                                   "each read down an input column", geometry, rows)
     if parallel and walks(problem):

@@ -113,6 +113,28 @@ def store_fence(typingctx):
 
 
 @intrinsic
+def element_stream(typingctx, x, x_at, out, out_at):
+    """element_stream(x, x_at, out, out_at): element x_at of the 16-byte array x stored into element out_at of the
+    16-byte array out as one aligned non-temporal vector (out aligned to VECTOR_BYTES, x at any address)."""
+    if not all(isinstance(a, types.Array) and a.dtype == types.complex128 for a in (x, out)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        x_val, x_at, out_val, out_at = args
+        byte, vector = ir.IntType(8).as_pointer(), ir.VectorType(ir.IntType(64), 2).as_pointer()
+        src = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
+        dst = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
+        size = ir.Constant(x_at.type, VECTOR_BYTES)
+        value = builder.load(builder.bitcast(builder.gep(src, [builder.mul(x_at, size)]), vector), align=1)
+        store = builder.store(value, builder.bitcast(builder.gep(dst, [builder.mul(out_at, size)]), vector),
+                              align=VECTOR_BYTES)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return types.void(x, x_at, out, out_at), codegen
+
+
+@intrinsic
 def block_rows(typingctx, x, x_at, x_step, out, out_at, rows, first):
     """block_rows(x, x_at, x_step, out, out_at, rows, first): the n x n block at byte offset x_at of the integer
     array x (rows x_step bytes apart) transposed into the array out, its row k at element offset out_at + rows[first
