@@ -252,7 +252,6 @@ def split_shifted(problem: Problem) -> bool:
 # 77-101% of the copy, and transpose_split at 0.88x-1.00x those. Set on seeds 9501 and 9502 (61 matrices; NVIDIA
 # H200, 2026-11-29) and 9503 (the rows of whole words), checked on seed 9504; docs/engine.md, "Pixels split into
 # planes".
-SPLIT_RULE = True
 SPLIT_MAX_BYTES = 12
 SPLIT_MAX_SHIFTED_BYTES = 20
 SPLIT_MAX_BATCH_BYTES = 10
@@ -260,7 +259,7 @@ SPLIT_MAX_BATCH_BYTES = 10
 
 def split_rule(problem: Problem) -> SplitConfig | None:
     """transpose_split's program for a matrix of few columns (see above), or None where the rule leaves it."""
-    if not SPLIT_RULE or not split_ok(problem) or problem.cols % 16 == 0:
+    if not split_ok(problem) or problem.cols % 16 == 0:
         return None
     row_bytes = problem.cols * problem.itemsize
     shifted = split_shifted(problem)
