@@ -262,8 +262,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False,
-                    STORE_LAYOUT: tl.constexpr = True):
+                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -323,11 +322,6 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     head = _pick(k + 1, h0, h1, h2, h3) << (8 * E * loose).to(tl.uint32)
                     words = tl.where(joined, words | head, words)
                     stored = stored | joined
-            if OUT == 0 and OUT_ALIGN < 4 and STORE_LAYOUT:  # told no more of the addresses' alignment than of
-                # the mask's (OUT_ALIGN): rows that start at 16 bytes in a pitch that does not (c a multiple of 4)
-                # were laid out 4 words a lane for vectors that the mask then split into words a lane 16 bytes
-                # apart, twice the sectors a store
-                at = at + _aligned(tl.program_id(1), OUT_ALIGN)
             tl.store(out_ptr + at, words.to(tl.int32, bitcast=True), mask=stored)
             if EDGES:
                 heads = tr == 0

@@ -160,7 +160,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2,
                        # output rows end to end: the word where one ends and the next begins is built whole
                        "JOIN": (config.out == "joined" and out == 1 and out_row_stride == problem.rows * size
-                                and problem.rows >= 2 * pack), "STORE_LAYOUT": True},
+                                and problem.rows >= 2 * pack)},
                       config.num_warps, 4)
     if isinstance(config, NarrowConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
