@@ -244,24 +244,6 @@ def _successors(a0, a1, a2, a3, e0, e1, e2, e3, BLOCK_RW: tl.constexpr, BLOCK_CW
     return n0, n1, n2, n3
 
 
-SECTOR_WORDS = tl.constexpr(8)  # 32-bit words in a 32-byte sector
-
-
-@triton.jit
-def _shifted_groups(group, tail, u, BLOCK_RW: tl.constexpr, BLOCK_CW: tl.constexpr):
-    """The grouped words `group` ([BLOCK_RW, BLOCK_CW]) moved u places up each column (u: [BLOCK_CW], 0 to
-    SECTOR_WORDS - 1), the next tile's first SECTOR_WORDS groups (`tail`) taking the places past the end."""
-    i = tl.arange(0, BLOCK_RW)[:, None] + u[None, :]
-    own = tl.gather(group, tl.minimum(i, BLOCK_RW - 1), 0)
-    if BLOCK_RW == SECTOR_WORDS:
-        tails = tail
-    else:  # as long as the tile (gather takes a source no shorter than its index), rows repeating the tail's
-        tails = tl.reshape(tl.broadcast_to(tail[None, :, :], [BLOCK_RW // SECTOR_WORDS, SECTOR_WORDS, BLOCK_CW]),
-                           [BLOCK_RW, BLOCK_CW])
-    after = tl.gather(tails, tl.maximum(i - BLOCK_RW, 0), 0)
-    return tl.where(i < BLOCK_RW, own, after)
-
-
 @triton.jit
 def _pick(k: tl.constexpr, w0, w1, w2, w3):
     """The k-th of four tensors (k a compile-time constant)."""
@@ -280,8 +262,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False,
-                    PIECES: tl.constexpr = False):
+                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -311,10 +292,6 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                 n0, n1, n2, n3 = _group_words(v, BLOCK_RW, BLOCK_CW, PACK, ASM)
         rw = tr * BLOCK_RW + tl.arange(0, BLOCK_RW)  # groups of PACK rows: the output words' places in their rows
         ors_w = _aligned(out_row_stride // 4, OUT_ALIGN)
-        if PIECES:  # the next tile's first SECTOR_WORDS groups: the words a row's shifted pieces take from it
-            t = _row_words(x_ptr, b, tr * BLOCK_R + BLOCK_R + tl.arange(0, SECTOR_WORDS * PACK), cw, rows, cols,
-                           batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
-            t0, t1, t2, t3 = _group_words(t, SECTOR_WORDS, BLOCK_CW, PACK, ASM)
         if JOIN:  # the first PACK rows of every column, read where a tile holds the last words of output rows
             ends = tr * BLOCK_R + BLOCK_R + 2 * PACK > rows
             h = _row_words(x_ptr, b, tl.arange(0, PACK), cw, tl.where(ends, rows, 0), cols, batch_stride, row_stride,
@@ -323,33 +300,21 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
         for k in tl.static_range(PACK):
             group = _pick(k, a0, a1, a2, a3)  # element k of each input word: output rows c, rows of groups rw
             c = cw * PACK + k
-            if OUT == 0 and PIECES:  # row c's pieces moved on by the u words that bring them to a whole sector
-                shift = 0
-                start = (b * cols + c) * ors_w  # each row's first word, from out_ptr (taken to be sector-aligned)
-                u = (SECTOR_WORDS - start % SECTOR_WORDS) % SECTOR_WORDS
-                words = _shifted_groups(group, _pick(k, t0, t1, t2, t3), u, BLOCK_RW, BLOCK_CW)
-                if tr == 0:  # the words before the first whole sector, from this tile's first groups
-                    tl.store(out_ptr + start[None, :] + rw[:, None], group.to(tl.int32, bitcast=True),
-                             mask=(rw[:, None] < u[None, :]) & (rw[:, None] < rows // PACK) & (c[None, :] < cols))
-                place = rw[:, None] + u[None, :]  # the words' places in their rows
-                at = start[None, :] + place
-            elif OUT == 0:  # output rows start at whole words
+            if OUT == 0:  # output rows start at whole words
                 shift = 0
                 words = group
-                place = rw[:, None]
                 at = ((b * cols + c) * ors_w)[None, :] + rw[:, None]
             else:  # output row c starts `shift` bytes before a whole word; the same for every column of this k
                 shift = (4 - (out_base + k * out_row_stride) % 4) % 4
                 words = _funnel_shift(group, _pick(k, n0, n1, n2, n3), (tl.zeros_like(group) + shift).to(tl.uint32),
                                       ASM)
                 at = ((out_base + c * out_row_stride + shift) // 4)[None, :] + rw[:, None]
-                place = rw[:, None]
             first = shift // E  # the elements of each output row before its first whole word, and from `last` on
             last = first + (rows - first) // PACK * PACK
             whole = (rows - first) // PACK  # whole words a row
             if OUT == 0:  # a multiple of OUT_ALIGN (the planner's promise), written so that the compiler knows it
                 whole = _aligned(whole, OUT_ALIGN)  # and the masked stores stay vectors
-            stored = (place < whole) & (c[None, :] < cols)
+            stored = (rw[:, None] < whole) & (c[None, :] < cols)
             loose = rows - last  # elements of the row's last, partial word
             if JOIN and k < PACK - 1:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
                 if ends:  # rows end to end: output row c + 1 (same input word) completes row c's last word

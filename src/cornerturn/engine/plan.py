@@ -32,7 +32,6 @@ Config = (TileConfig | CopyConfig | PairsConfig | WordsConfig | NarrowConfig | I
           | SplitConfig)
 
 WIDE_FROM = 2**31  # offsets (in words) from which the kernels compute in 64 bits
-PIECES = False  # the words kernel's output pieces from each row's own sector boundary (kernels.transpose_words)
 MAX_ALIGN = 16  # the most the kernels are told of their strides' divisibility (words): 16 bytes and more
 
 
@@ -161,8 +160,7 @@ def _launch(problem: Problem, config: Config, word: int, inner: int, inner_strid
                        "NEXT_BY_GATHER": out == 1 and pack == 4 and config.block_r // pack >= 2,
                        # output rows end to end: the word where one ends and the next begins is built whole
                        "JOIN": (config.out == "joined" and out == 1 and out_row_stride == problem.rows * size
-                                and problem.rows >= 2 * pack),
-                       "PIECES": PIECES and out == 0 and problem.rows % pack == 0 and out_row_stride % 32 != 0},
+                                and problem.rows >= 2 * pack)},
                       config.num_warps, 4)
     if isinstance(config, NarrowConfig):
         span, nbytes, shared = _whole_word_rows(problem, word, out_row_stride, offsets, inner, inner_stride,
