@@ -360,16 +360,51 @@ def test_eight_byte_tiles_take_every_row_where_the_rows_are_few(shape, tile, mon
 def test_sixteen_byte_column_walks(shape, cols, rng):
     """16-byte matrices of 512 columns or more that move neither in the input's order nor in the output's take the
     column walks: batches, rows in two and three bands of up to WALK_ROWS, columns past whole bands of 16 and of 4,
-    rows further apart than the columns (a slice), and 600 columns; into a poisoned output."""
+    rows further apart than the columns (a slice), and 600 columns (streamed from STREAM_MIN_BYTES on x86-64: 1700 x
+    1027 and 2049 x 1031); into a poisoned output."""
     from cornerturn.cpu.kernels import WALK_ROWS
+    from cornerturn.cpu.planner import streams_sixteen
 
     base = random_bits((*shape[:-1], cols), np.complex128, rng)
     x = base[..., :shape[-1]]
-    plan = choose_variant(canonical(x.shape, x.strides, 16))
-    assert plan.name == f"walk16-rows{WALK_ROWS}-parallel", plan.name
+    problem = canonical(x.shape, x.strides, 16)
+    plan = choose_variant(problem)
+    streamed = "-streamed" if streams_sixteen(problem) else ""
+    assert plan.name == f"walk16-rows{WALK_ROWS}-parallel{streamed}", plan.name
     out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
     cornerturn.transpose(x, out=out)
     assert_bits_equal(out, reference(x))
+
+
+def test_streamed_column_walks(rng):
+    """The column walks with non-temporal element stores (x86-64): rows in two bands, columns past whole bands of 16
+    and of 4, a batch, a sliced input, threaded and not; an output 8 bytes past a vector takes plain stores; nothing
+    written past the output; the compiled walk stores non-temporally and fences."""
+    import re
+
+    import numba
+
+    from cornerturn.cpu import kernels, vectors
+
+    for parallel in (True, False):
+        kernel = kernels.column_walk_kernel(parallel, True)
+        for shape, cols, lead in (((1, 1100, 37), 37, 0), ((2, 30, 70), 75, 0), ((1, 40, 21), 21, 8)):
+            base = random_bits((*shape[:-1], cols), np.complex128, rng)
+            x = base[..., :shape[-1]]
+            size = shape[0] * shape[2] * shape[1] * 16
+            spare = np.full(16 + lead + size + 16 * shape[1], 0xA5, np.uint8)  # an output row's bytes past the end
+            start = -spare.ctypes.data % 16 + lead
+            out = spare[start:start + size].view(np.complex128).reshape(shape[0], shape[2], shape[1])
+            assert vectors.streamable(out) is (lead == 0)
+            kernel(x, out)
+            assert_bits_equal(out, reference(x))
+            assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
+    if vectors.STREAM_HOST:  # compiled afresh: a kernel loaded from Numba's cache has no assembly to show
+        fresh = numba.njit(boundscheck=False)(kernels.column_walk_kernel(False, True).streamed.py_func)
+        x = random_bits((1, 8, 5), np.complex128, rng)
+        fresh(x, np.empty(40, np.complex128))
+        asm = "\n".join(fresh.inspect_asm().values())
+        assert re.search(r"\bv?movnt", asm) and "sfence" in asm
 
 
 @pytest.mark.parametrize("shape, dtype, walks", [
@@ -447,13 +482,13 @@ def test_sixteen_byte_rows_in_the_input_or_the_output_order(shape, cols, order, 
     the column walks would take, of 256 to 1,536 rows, one output row at a time, read down an input column: batches,
     rows further apart than the columns (a slice), both ends of the ranges (the output's order streamed from
     STREAM_MIN_BYTES on x86-64: 2 x (700x1501) and 1536 x 1027); into a poisoned output."""
-    from cornerturn.cpu.planner import streams_in_output_order
+    from cornerturn.cpu.planner import streams_sixteen
 
     base = random_bits((*shape[:-1], cols), np.complex128, rng)
     x = base[..., :shape[-1]]
     problem = canonical(x.shape, x.strides, 16)
     plan = choose_variant(problem)
-    streamed = "-streamed" if order == "output" and streams_in_output_order(problem) else ""
+    streamed = "-streamed" if order == "output" and streams_sixteen(problem) else ""
     assert plan.name == f"{order}-order16-parallel{streamed}", plan.name
     out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
     cornerturn.transpose(x, out=out)

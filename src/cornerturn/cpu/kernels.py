@@ -20,9 +20,11 @@ from __future__ import annotations
 import functools
 
 import numba
+import numpy as np
 from numba import prange
 
 from .bytes8 import load8, store8, transpose8
+from .nontemporal import store_fence, streamable, value_stream
 
 
 @numba.njit(inline="always")
@@ -134,26 +136,38 @@ WALK_ROWS = 1024  # rows a column walk's task takes at most (the rows are shared
 WALK_COLS = 16  # input columns a task walks down, four at a time
 
 
+@numba.njit(inline="always")
+def _walk_bounds(t, rows, cols):
+    """(matrix, first row, row past the last, first column, column past the last) of column walk task t."""
+    col_bands = (cols + WALK_COLS - 1) // WALK_COLS
+    row_bands = (rows + WALK_ROWS - 1) // WALK_ROWS
+    band_rows = (rows + row_bands - 1) // row_bands
+    b, col_band, row_band = _tile_of(t, col_bands * row_bands, col_bands)  # along the column bands of a row band
+    i0 = row_band * band_rows
+    j0 = col_band * WALK_COLS
+    return b, i0, min(i0 + band_rows, rows), j0, min(j0 + WALK_COLS, cols)
+
+
+@numba.njit(inline="always")
+def _walk_tasks(rows, cols):
+    """Column walk tasks a matrix: bands of WALK_COLS columns by bands of up to WALK_ROWS rows."""
+    return ((cols + WALK_COLS - 1) // WALK_COLS) * ((rows + WALK_ROWS - 1) // WALK_ROWS)
+
+
 @functools.cache
-def column_walk_kernel(parallel: bool):
+def column_walk_kernel(parallel: bool, stream: bool = False):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` of 16-byte words (any strides) and a C-contiguous
     `out`. A task takes WALK_COLS columns of up to WALK_ROWS rows: for each four columns (the 64 bytes of one input
     line where rows start at lines) it walks down the rows, writing four output rows a run each; the lines it reads
-    stay in the L2 for the walk of the next four."""
+    stay in the L2 for the walk of the next four. Streamed (x86-64), each element is stored as an aligned
+    non-temporal vector and each task ends with a store fence, where `out` starts on 16 bytes (plain stores
+    elsewhere)."""
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out):
+    def walk(x, out):
         batch, rows, cols = x.shape
-        col_bands = (cols + WALK_COLS - 1) // WALK_COLS
-        row_bands = (rows + WALK_ROWS - 1) // WALK_ROWS
-        band_rows = (rows + row_bands - 1) // row_bands
-        per_matrix = col_bands * row_bands
-        for t in prange(batch * per_matrix):
-            b, col_band, row_band = _tile_of(t, per_matrix, col_bands)  # along the column bands of a row band
-            i0 = row_band * band_rows
-            j0 = col_band * WALK_COLS
-            i1 = min(i0 + band_rows, rows)
-            j1 = min(j0 + WALK_COLS, cols)
+        for t in prange(batch * _walk_tasks(rows, cols)):
+            b, i0, i1, j0, j1 = _walk_bounds(t, rows, cols)
             j = j0
             while j + 4 <= j1:
                 for i in range(i0, i1):
@@ -166,6 +180,35 @@ def column_walk_kernel(parallel: bool):
                 for i in range(i0, i1):
                     out[b, jj, i] = x[b, i, jj]
 
+    if not stream:
+        return walk
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def walk_streamed(x, of):
+        batch, rows, cols = x.shape
+        for t in prange(batch * _walk_tasks(rows, cols)):
+            b, i0, i1, j0, j1 = _walk_bounds(t, rows, cols)
+            first = b * cols * rows  # matrix b's first element in the flat output
+            j = j0
+            while j + 4 <= j1:
+                for i in range(i0, i1):
+                    value_stream(of, first + j * rows + i, x[b, i, j])
+                    value_stream(of, first + (j + 1) * rows + i, x[b, i, j + 1])
+                    value_stream(of, first + (j + 2) * rows + i, x[b, i, j + 2])
+                    value_stream(of, first + (j + 3) * rows + i, x[b, i, j + 3])
+                j += 4
+            for jj in range(j, j1):
+                for i in range(i0, i1):
+                    value_stream(of, first + jj * rows + i, x[b, i, jj])
+            store_fence()
+
+    def kernel(x: np.ndarray, out: np.ndarray) -> None:
+        if streamable(out):
+            walk_streamed(x, out.reshape(-1))
+        else:
+            walk(x, out)
+
+    kernel.streamed = walk_streamed  # for tests of what it compiles to
     return kernel
 
 

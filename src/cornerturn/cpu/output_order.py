@@ -22,7 +22,7 @@ import numba
 import numpy as np
 from numba import prange, uint64
 
-from .vectors import element_stream, store_fence, streamable
+from .nontemporal import store_fence, streamable, value_stream
 
 STEP = np.uint64(1)  # the inner loop's step, passed at run time (see above)
 
@@ -60,11 +60,11 @@ def _rows_down_columns_streamed(xf, of, o, s, rows, count, x_row, one):
         i = s
         while o + eight <= end:
             for m in range(8):  # unrolled by LLVM: a constant trip count
-                element_stream(xf, i + uint64(m) * x_row, of, o + uint64(m))
+                value_stream(of, o + uint64(m), xf[i + uint64(m) * x_row])
             o += eight
             i += x_row * eight
         while o < end:
-            element_stream(xf, i, of, o)
+            value_stream(of, o, xf[i])
             o += one
             i += x_row
         s += one

@@ -140,20 +140,22 @@ WALK_ALIASED_PITCH = 32768
 
 @dataclass(frozen=True)
 class WalkVariant:
-    """16-byte elements moved in column walks (cpu/kernels.column_walk_kernel)."""
+    """16-byte elements moved in column walks (cpu/kernels.column_walk_kernel), streamed where the output allows."""
 
     parallel: bool
+    stream: bool = False
 
     @property
     def name(self) -> str:
         from .kernels import WALK_ROWS
 
-        return f"walk16-rows{WALK_ROWS}-{'parallel' if self.parallel else 'serial'}"
+        return (f"walk16-rows{WALK_ROWS}-{'parallel' if self.parallel else 'serial'}"
+                f"{'-streamed' if self.stream else ''}")
 
     def kernel(self):
         from .kernels import column_walk_kernel
 
-        return column_walk_kernel(self.parallel)
+        return column_walk_kernel(self.parallel, self.stream)
 
 
 def walks(problem: Problem) -> bool:
@@ -279,7 +281,8 @@ STREAM_MIN_BYTES = 16 << 20
 def streams(problem: Problem) -> bool:
     """Whether the vector plan of `problem` streams its output (see STREAM_ITEMSIZES); the kernel still stores plain
     vectors where the output it is given is not aligned."""
-    from .vectors import STREAM_HOST, VECTOR_BYTES
+    from .nontemporal import STREAM_HOST
+    from .vectors import VECTOR_BYTES
 
     out_pitch = problem.rows * problem.itemsize
     return (STREAM_HOST and problem.itemsize in STREAM_ITEMSIZES
@@ -287,13 +290,14 @@ def streams(problem: Problem) -> bool:
             and problem.row_stride % ALIASED_PITCH != 0 and problem.elements * problem.itemsize >= STREAM_MIN_BYTES)
 
 
-def streams_in_output_order(problem: Problem) -> bool:
-    """Whether a transpose in the output's order (in_output_order) streams its output: x86-64, STREAM_MIN_BYTES or
-    more; each thread writes one run of whole output rows, so neither pitch matters. On a 2-core AMD EPYC
-    (2026-12-02, docs/cpu.md, "16-byte elements in the output's order, streamed"): 1.065x and 1.085x the plain
-    stores over 17 and 20 random complex128 matrices of two seeds, 0.83x-1.36x, the few behind level when timed
-    again."""
-    from .vectors import STREAM_HOST
+def streams_sixteen(problem: Problem) -> bool:
+    """Whether a transpose of 16-byte elements in the output's order (in_output_order) or in column walks (walks)
+    streams its output: x86-64, STREAM_MIN_BYTES or more. Each thread writes whole runs of output rows (one run, or
+    four at a time), so neither pitch matters. On a 2-core AMD EPYC (2026-12-02, docs/cpu.md, "Streamed output"):
+    the output's order 1.065x and 1.085x the plain stores over 17 and 20 random complex128 matrices of two seeds
+    (0.83x-1.36x, the few behind level when timed again); the column walks 1.33x over 16 of each of two seeds
+    (1.17x-1.45x, none behind)."""
+    from .nontemporal import STREAM_HOST
 
     return STREAM_HOST and problem.elements * problem.itemsize >= STREAM_MIN_BYTES
 
@@ -478,11 +482,11 @@ def choose_variant(problem: Problem | Permutation):
         return CpuPlan(rows.name, f"{reason}; {problem.cols} columns: input rows in order, each written down the "
                                   "output's columns", geometry, rows)
     if parallel and in_output_order(problem):
-        rows = OrderVariant("output", parallel, stream=streams_in_output_order(problem))
+        rows = OrderVariant("output", parallel, stream=streams_sixteen(problem))
         return CpuPlan(rows.name, f"{reason}; {problem.rows} rows of {problem.cols} columns: output rows in order, "
                                   "each read down an input column", geometry, rows)
     if parallel and walks(problem):
-        walk = WalkVariant(parallel)
+        walk = WalkVariant(parallel, stream=streams_sixteen(problem))
         return CpuPlan(walk.name, f"{reason}; {problem.cols} columns of rows {problem.row_stride} B apart: column "
                                   "walks, each output row's part written in one run", geometry, walk)
     variant = _variant(parallel, problem.itemsize, packed=False)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import platform
 
 import numba
 import numpy as np
@@ -25,11 +24,11 @@ from numba import prange, types
 from numba.extending import intrinsic
 
 from .kernels import _tile_of
+from .nontemporal import STREAM_HOST, mark_nontemporal, store_fence, streamable
 
 VECTOR_BYTES = 16  # 32-byte vectors (AVX2 registers) fell behind in tiles of 512 on every element size (docs/cpu.md)
 ELEMENT_SIZES = (1, 2, 4, 8)
 STAGE_PAD = 16  # bytes by which the staged kernel's scratch rows are longer than a tile's row
-STREAM_HOST = platform.machine().lower() in ("x86_64", "amd64")  # sfence, and non-temporal vector stores
 
 
 def interleave_masks(n: int) -> tuple[list[int], list[int]]:
@@ -57,12 +56,11 @@ def _emit_block(builder: ir.IRBuilder, src, src_step, dst, dst_step, n: int, bit
     """IR for one block: n rows of n `bits`-bit elements from byte pointer src (rows src_step bytes apart),
     transposed, to byte pointer dst (rows dst_step bytes apart); with `stream`, as aligned non-temporal stores."""
     vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
-    hint = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]) if stream else None
     for k, row in enumerate(_transposed(builder, src, src_step, n, bits)):
         at = builder.gep(dst, [builder.mul(dst_step, ir.Constant(dst_step.type, k))])
         store = builder.store(row, builder.bitcast(at, vector), align=VECTOR_BYTES if stream else 1)
         if stream:
-            store.set_metadata("nontemporal", hint)
+            mark_nontemporal(builder, store)
 
 
 def _block_intrinsic(stream: bool):
@@ -93,45 +91,6 @@ def _block_intrinsic(stream: bool):
 
 block = _block_intrinsic(False)
 block_stream = _block_intrinsic(True)
-
-
-@intrinsic
-def store_fence(typingctx):
-    """store_fence(): x86's sfence, which orders the non-temporal stores before it ahead of any store after it (a
-    full fence on other hosts, which never stream)."""
-
-    def codegen(context, builder, signature, args):
-        if not STREAM_HOST:
-            builder.fence("seq_cst")
-            return context.get_dummy_value()
-        name = "llvm.x86.sse.sfence"
-        fn = builder.module.globals.get(name) or ir.Function(builder.module, ir.FunctionType(ir.VoidType(), []), name)
-        builder.call(fn, [])
-        return context.get_dummy_value()
-
-    return types.void(), codegen
-
-
-@intrinsic
-def element_stream(typingctx, x, x_at, out, out_at):
-    """element_stream(x, x_at, out, out_at): element x_at of the 16-byte array x stored into element out_at of the
-    16-byte array out as one aligned non-temporal vector (out aligned to VECTOR_BYTES, x at any address)."""
-    if not all(isinstance(a, types.Array) and a.dtype == types.complex128 for a in (x, out)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        x_val, x_at, out_val, out_at = args
-        byte, vector = ir.IntType(8).as_pointer(), ir.VectorType(ir.IntType(64), 2).as_pointer()
-        src = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
-        dst = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
-        size = ir.Constant(x_at.type, VECTOR_BYTES)
-        value = builder.load(builder.bitcast(builder.gep(src, [builder.mul(x_at, size)]), vector), align=1)
-        store = builder.store(value, builder.bitcast(builder.gep(dst, [builder.mul(out_at, size)]), vector),
-                              align=VECTOR_BYTES)
-        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
-        return context.get_dummy_value()
-
-    return types.void(x, x_at, out, out_at), codegen
 
 
 @intrinsic
@@ -205,11 +164,6 @@ def _tile_bounds(t, per_matrix, tiles_i, tile_rows, tile_cols, rows, cols):
     i0 = ti * tile_rows
     j0 = tj * tile_cols
     return b, i0, min(i0 + tile_rows, rows), j0, min(j0 + tile_cols, cols)
-
-
-def streamable(out: np.ndarray) -> bool:
-    """Whether the streamed kernel may write `out`: aligned to a vector, its matrices and rows whole vectors apart."""
-    return out.ctypes.data % VECTOR_BYTES == 0 and all(s % VECTOR_BYTES == 0 for s in out.strides[:2])
 
 
 def vector_kernel(itemsize: int, tile: int | tuple[int, int], parallel: bool, staged: bool = False,
