@@ -376,35 +376,51 @@ def test_sixteen_byte_column_walks(shape, cols, rng):
     assert_bits_equal(out, reference(x))
 
 
-def test_streamed_column_walks(rng):
-    """The column walks with non-temporal element stores (x86-64): rows in two bands, columns past whole bands of 16
-    and of 4, a batch, a sliced input, threaded and not; an output 8 bytes past a vector takes plain stores; nothing
-    written past the output; the compiled walk stores non-temporally and fences."""
+def check_streamed_16(kernel, cases, rng) -> None:
+    """`kernel` (a streamed kernel of 16-byte elements) on each (shape, cols, lead) of `cases`: x a slice of `cols`
+    columns, the output `lead` bytes past a 16-byte boundary (8: not streamable, plain stores), bit-exact, nothing
+    written before or past the output (an output row's bytes of spare)."""
+    from cornerturn.cpu import nontemporal
+
+    for shape, cols, lead in cases:
+        x = random_bits((*shape[:-1], cols), np.complex128, rng)[..., :shape[-1]]
+        size = shape[0] * shape[2] * shape[1] * 16
+        spare = np.full(16 + lead + size + 16 * shape[1], 0xA5, np.uint8)
+        start = -spare.ctypes.data % 16 + lead
+        out = spare[start:start + size].view(np.complex128).reshape(shape[0], shape[2], shape[1])
+        assert nontemporal.streamable(out) is (lead == 0)
+        kernel(x, out)
+        assert_bits_equal(out, reference(x))
+        assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
+
+
+def assert_streams(py_func, *args) -> None:
+    """`py_func` compiled afresh (a kernel loaded from Numba's cache has no assembly to show) and called on `args`
+    stores non-temporally and fences, on x86-64."""
     import re
 
     import numba
 
-    from cornerturn.cpu import kernels, vectors
+    from cornerturn.cpu import nontemporal
 
-    for parallel in (True, False):
-        kernel = kernels.column_walk_kernel(parallel, True)
-        for shape, cols, lead in (((1, 1100, 37), 37, 0), ((2, 30, 70), 75, 0), ((1, 40, 21), 21, 8)):
-            base = random_bits((*shape[:-1], cols), np.complex128, rng)
-            x = base[..., :shape[-1]]
-            size = shape[0] * shape[2] * shape[1] * 16
-            spare = np.full(16 + lead + size + 16 * shape[1], 0xA5, np.uint8)  # an output row's bytes past the end
-            start = -spare.ctypes.data % 16 + lead
-            out = spare[start:start + size].view(np.complex128).reshape(shape[0], shape[2], shape[1])
-            assert vectors.streamable(out) is (lead == 0)
-            kernel(x, out)
-            assert_bits_equal(out, reference(x))
-            assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
-    if vectors.STREAM_HOST:  # compiled afresh: a kernel loaded from Numba's cache has no assembly to show
-        fresh = numba.njit(boundscheck=False)(kernels.column_walk_kernel(False, True).streamed.py_func)
-        x = random_bits((1, 8, 5), np.complex128, rng)
-        fresh(x, np.empty(40, np.complex128))
+    if nontemporal.STREAM_HOST:
+        fresh = numba.njit(boundscheck=False)(py_func)
+        fresh(*args)
         asm = "\n".join(fresh.inspect_asm().values())
         assert re.search(r"\bv?movnt", asm) and "sfence" in asm
+
+
+def test_streamed_column_walks(rng):
+    """The column walks with non-temporal element stores (x86-64): rows in two bands, columns past whole bands of 16
+    and of 4, a batch, a sliced input, threaded and not; an output 8 bytes past a vector takes plain stores; nothing
+    written past the output; the compiled walk stores non-temporally and fences."""
+    from cornerturn.cpu import kernels
+
+    for parallel in (True, False):
+        check_streamed_16(kernels.column_walk_kernel(parallel, True),
+                          (((1, 1100, 37), 37, 0), ((2, 30, 70), 75, 0), ((1, 40, 21), 21, 8)), rng)
+    assert_streams(kernels.column_walk_kernel(False, True).streamed.py_func, random_bits((1, 8, 5), np.complex128, rng),
+                   np.empty(40, np.complex128))
 
 
 @pytest.mark.parametrize("shape, dtype, walks", [
@@ -438,31 +454,14 @@ def test_streamed_output_order_kernel(rng):
     """The output's order with non-temporal element stores (x86-64): batches, a part of a thread ending inside an
     output row, rows further apart than the columns, threaded and not; an output 8 bytes past a vector takes plain
     stores; nothing written past the output; the compiled loop stores non-temporally and fences."""
-    import re
-
-    import numba
-
-    from cornerturn.cpu import output_order, vectors
+    from cornerturn.cpu import output_order
 
     for parallel in (True, False):
-        kernel = output_order.output_order_kernel(parallel, True)
-        for shape, cols, lead in (((3, 257, 41), 41, 0), ((1, 300, 77), 80, 0), ((2, 260, 33), 33, 8)):
-            base = random_bits((*shape[:-1], cols), np.complex128, rng)
-            x = base[..., :shape[-1]]
-            size = shape[0] * shape[2] * shape[1] * 16
-            spare = np.full(16 + lead + size + 16 * shape[1], 0xA5, np.uint8)  # an output row's bytes past the end
-            start = -spare.ctypes.data % 16 + lead
-            out = spare[start:start + size].view(np.complex128).reshape(shape[0], shape[2], shape[1])
-            assert vectors.streamable(out) is (lead == 0)
-            kernel(x, out)
-            assert_bits_equal(out, reference(x))
-            assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
-    if vectors.STREAM_HOST:  # compiled afresh: a kernel loaded from Numba's cache has no assembly to show
-        fresh = numba.njit(boundscheck=False)(output_order._rows_down_columns_streamed.py_func)
-        flat = np.zeros(4, np.complex128)
-        fresh(flat, flat.copy(), np.uint64(0), np.uint64(0), np.uint64(2), 2, np.uint64(2), np.uint64(1))
-        asm = "\n".join(fresh.inspect_asm().values())
-        assert re.search(r"\bv?movnt", asm) and "sfence" in asm
+        check_streamed_16(output_order.output_order_kernel(parallel, True),
+                          (((3, 257, 41), 41, 0), ((1, 300, 77), 80, 0), ((2, 260, 33), 33, 8)), rng)
+    flat = np.zeros(4, np.complex128)
+    assert_streams(output_order._rows_down_columns_streamed.py_func, flat, flat.copy(), np.uint64(0), np.uint64(0),
+                   np.uint64(2), 2, np.uint64(2), np.uint64(1))
 
 
 def test_output_order_kernel_refuses_strides_it_cannot_read_flat():
