@@ -203,7 +203,7 @@ def column_walk_kernel(parallel: bool, stream: bool = False):
             store_fence()
 
     def kernel(x: np.ndarray, out: np.ndarray) -> None:
-        if streamable(out):
+        if streamable(out) and out.flags.c_contiguous:  # the streamed walk writes a flat view of `out`
             walk_streamed(x, out.reshape(-1))
         else:
             walk(x, out)
