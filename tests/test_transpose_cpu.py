@@ -377,9 +377,9 @@ def test_sixteen_byte_column_walks(shape, cols, rng):
 
 
 def check_streamed_16(kernel, cases, rng) -> None:
-    """`kernel` (a streamed kernel of 16-byte elements) on each (shape, cols, lead) of `cases`: x a slice of `cols`
-    columns, the output `lead` bytes past a 16-byte boundary (8: not streamable, plain stores), bit-exact, nothing
-    written before or past the output (an output row's bytes of spare)."""
+    """`kernel` (a kernel of 16-byte elements, streamed or not) on each (shape, cols, lead) of `cases`: x a slice of
+    `cols` columns, the output `lead` bytes past a 16-byte boundary (8: not streamable, plain stores), bit-exact,
+    nothing written before or past the output (an output row's bytes of spare)."""
     from cornerturn.cpu import nontemporal
 
     for shape, cols, lead in cases:
@@ -450,6 +450,20 @@ def test_output_order_takes_sixteen_byte_matrices_of_256_to_1536_rows(rows, cols
         assert plan.name.endswith("-streamed") is streamed, plan.name
 
 
+def test_input_order_kernel_four_rows_a_task(rng):
+    """The input's order, four input rows a task, streamed (x86-64) and not, threaded and not: rows past whole fours,
+    a batch, a sliced input, a misaligned output (plain stores), nothing written outside; the streamed loop compiles
+    to non-temporal stores and a fence."""
+    from cornerturn.cpu import kernels
+
+    cases = (((1, 38, 301), 301, 0), ((3, 9, 20), 24, 0), ((2, 7, 33), 33, 8))
+    for parallel in (True, False):
+        check_streamed_16(kernels.input_order_kernel(parallel, True), cases, rng)
+        check_streamed_16(kernels.input_order_kernel(parallel, False), cases, rng)
+    assert_streams(kernels.input_order_kernel(False, True).streamed.py_func, random_bits((1, 6, 5), np.complex128, rng),
+                   np.empty(30, np.complex128))
+
+
 def test_streamed_output_order_kernel(rng):
     """The output's order with non-temporal element stores (x86-64): batches, a part of a thread ending inside an
     output row, rows further apart than the columns, threaded and not; an output 8 bytes past a vector takes plain
@@ -487,7 +501,7 @@ def test_sixteen_byte_rows_in_the_input_or_the_output_order(shape, cols, order, 
     x = base[..., :shape[-1]]
     problem = canonical(x.shape, x.strides, 16)
     plan = choose_variant(problem)
-    streamed = "-streamed" if order == "output" and streams_sixteen(problem) else ""
+    streamed = "-streamed" if streams_sixteen(problem) else ""
     assert plan.name == f"{order}-order16-parallel{streamed}", plan.name
     out = poisoned((*shape[:-2], shape[-1], shape[-2]), np.complex128)
     cornerturn.transpose(x, out=out)

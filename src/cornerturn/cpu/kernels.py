@@ -10,9 +10,9 @@ elements (3 colour channels) moves in runs along its long side (`skinny_kernel`)
 one side, one on the other. 16-byte elements of matrices of 512 columns or more (cpu/planner.walks) move in column
 walks (`column_walk_kernel`): a task reads a band of 16 input columns down up to WALK_ROWS rows, four columns (one
 64-byte line) at a time, and writes each output row's part in one contiguous run. 16-byte elements of matrices of
-300 to 1,024 columns (cpu/planner.in_input_order) move in the input's order (`input_order_kernel`): a task reads one
-input row and writes it down an output column; a thread's tasks are consecutive rows, so the output lines it writes
-(one per column, a few KiB to 64 KiB) fill over its next rows in its caches.
+300 to 1,024 columns (cpu/planner.in_input_order) move in the input's order (`input_order_kernel`): a task reads four
+input rows and writes them down the output's columns, 64 bytes of each output row at once. Both stream their output
+(non-temporal stores, cpu/nontemporal.py) where the planner says so.
 """
 
 from __future__ import annotations
@@ -136,6 +136,20 @@ WALK_ROWS = 1024  # rows a column walk's task takes at most (the rows are shared
 WALK_COLS = 16  # input columns a task walks down, four at a time
 
 
+def _streamed_or_plain(streamed, plain):
+    """kernel(x, out): `streamed(x, flat view of out)` where `out` is C-contiguous and `streamable`, else
+    `plain(x, out)`; the streamed kernel kept as `kernel.streamed` (for tests of what it compiles to)."""
+
+    def kernel(x: np.ndarray, out: np.ndarray) -> None:
+        if streamable(out) and out.flags.c_contiguous:
+            streamed(x, out.reshape(-1))
+        else:
+            plain(x, out)
+
+    kernel.streamed = streamed
+    return kernel
+
+
 @numba.njit(inline="always")
 def _walk_bounds(t, rows, cols):
     """(matrix, first row, row past the last, first column, column past the last) of column walk task t."""
@@ -202,28 +216,58 @@ def column_walk_kernel(parallel: bool, stream: bool = False):
                     value_stream(of, first + jj * rows + i, x[b, i, jj])
             store_fence()
 
-    def kernel(x: np.ndarray, out: np.ndarray) -> None:
-        if streamable(out) and out.flags.c_contiguous:  # the streamed walk writes a flat view of `out`
-            walk_streamed(x, out.reshape(-1))
-        else:
-            walk(x, out)
+    return _streamed_or_plain(walk_streamed, walk)
 
-    kernel.streamed = walk_streamed  # for tests of what it compiles to
-    return kernel
+
+INPUT_ORDER_ROWS = 4  # input rows a task of the input's order takes: 64 bytes of each output row it writes
 
 
 @functools.cache
-def input_order_kernel(parallel: bool):
-    """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` (any strides) and a C-contiguous `out`, one input row
-    a task, written down the output's columns."""
+def input_order_kernel(parallel: bool, stream: bool = False):
+    """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` of 16-byte words (any strides) and a C-contiguous
+    `out`: INPUT_ORDER_ROWS input rows a task, each column's four elements loaded, then stored together as 64 bytes of
+    one output row (a task of one row wrote 16 bytes of each output line it touched and came back for the rest).
+    Streamed (x86-64), every element is stored as an aligned non-temporal vector and each task ends with a store
+    fence, where `out` starts on 16 bytes (plain stores elsewhere)."""
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out):
+    def rows_in_order(x, out):
         batch, rows, cols = x.shape
-        for t in prange(batch * rows):
-            b = t // rows
-            i = t - b * rows
-            for j in range(cols):
-                out[b, j, i] = x[b, i, j]
+        groups = (rows + INPUT_ORDER_ROWS - 1) // INPUT_ORDER_ROWS
+        for t in prange(batch * groups):
+            b = t // groups
+            i = (t - b * groups) * INPUT_ORDER_ROWS
+            if i + 4 <= rows:
+                for j in range(cols):
+                    a0, a1, a2, a3 = x[b, i, j], x[b, i + 1, j], x[b, i + 2, j], x[b, i + 3, j]
+                    out[b, j, i], out[b, j, i + 1], out[b, j, i + 2], out[b, j, i + 3] = a0, a1, a2, a3
+            else:
+                for k in range(i, rows):
+                    for j in range(cols):
+                        out[b, j, k] = x[b, k, j]
 
-    return kernel
+    if not stream:
+        return rows_in_order
+
+    @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
+    def rows_in_order_streamed(x, of):
+        batch, rows, cols = x.shape
+        groups = (rows + INPUT_ORDER_ROWS - 1) // INPUT_ORDER_ROWS
+        for t in prange(batch * groups):
+            b = t // groups
+            i = (t - b * groups) * INPUT_ORDER_ROWS
+            first = b * cols * rows + i  # element (b, 0, i) of the flat output
+            if i + 4 <= rows:
+                for j in range(cols):
+                    o = first + j * rows
+                    value_stream(of, o, x[b, i, j])
+                    value_stream(of, o + 1, x[b, i + 1, j])
+                    value_stream(of, o + 2, x[b, i + 2, j])
+                    value_stream(of, o + 3, x[b, i + 3, j])
+            else:
+                for k in range(i, rows):
+                    for j in range(cols):
+                        value_stream(of, first - i + j * rows + k, x[b, k, j])
+            store_fence()
+
+    return _streamed_or_plain(rows_in_order_streamed, rows_in_order)

@@ -195,18 +195,16 @@ INPUT_ORDER_COLS = (300, 1024)
 
 @dataclass(frozen=True)
 class OrderVariant:
-    """16-byte elements moved in the input's order, one input row a task (cpu/kernels.input_order_kernel), or in the
-    output's order, one contiguous part of the output a thread (cpu/output_order.py)."""
+    """16-byte elements moved in the input's order, four input rows a task (cpu/kernels.input_order_kernel), or in
+    the output's order, one contiguous part of the output a thread (cpu/output_order.py); streamed or not."""
 
     order: str  # "input" or "output"
     parallel: bool
-    stream: bool = False  # the output's order only: elements stored non-temporally where the output is aligned
+    stream: bool = False  # elements stored non-temporally where the output is aligned
 
     def __post_init__(self) -> None:
         if self.order not in ("input", "output"):
             raise ValueError(f"OrderVariant.order: 'input' or 'output', got {self.order!r}")
-        if self.stream and self.order != "output":
-            raise ValueError("OrderVariant.stream: only the output's order streams (one output row at a time)")
 
     @property
     def name(self) -> str:
@@ -216,7 +214,7 @@ class OrderVariant:
         if self.order == "input":
             from .kernels import input_order_kernel
 
-            return input_order_kernel(self.parallel)
+            return input_order_kernel(self.parallel, self.stream)
         from .output_order import output_order_kernel
 
         return output_order_kernel(self.parallel, self.stream)
@@ -478,7 +476,7 @@ def choose_variant(problem: Problem | Permutation):
                                     f"{vector.tile_from})", geometry,
                        vector)
     if parallel and in_input_order(problem):
-        rows = OrderVariant("input", parallel)
+        rows = OrderVariant("input", parallel, stream=streams_sixteen(problem))
         return CpuPlan(rows.name, f"{reason}; {problem.cols} columns: input rows in order, each written down the "
                                   "output's columns", geometry, rows)
     if parallel and in_output_order(problem):
