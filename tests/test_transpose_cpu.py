@@ -450,13 +450,13 @@ def test_output_order_takes_sixteen_byte_matrices_of_256_to_1536_rows(rows, cols
         assert plan.name.endswith("-streamed") is streamed, plan.name
 
 
-def test_input_order_kernel_four_rows_a_task(rng):
-    """The input's order, four input rows a task, streamed (x86-64) and not, threaded and not: rows past whole fours,
-    a batch, a sliced input, a misaligned output (plain stores), nothing written outside; the streamed loop compiles
+def test_input_order_kernel_rows_a_task(rng):
+    """The input's order, four input rows a task (sixteen streamed, x86-64), threaded and not: rows past whole groups,
+    batches, a sliced input, a misaligned output (plain stores), nothing written outside; the streamed loop compiles
     to non-temporal stores and a fence."""
     from cornerturn.cpu import kernels
 
-    cases = (((1, 38, 301), 301, 0), ((3, 9, 20), 24, 0), ((2, 7, 33), 33, 8))
+    cases = (((1, 38, 301), 301, 0), ((2, 35, 40), 44, 0), ((3, 9, 20), 24, 0), ((2, 7, 33), 33, 8))
     for parallel in (True, False):
         check_streamed_16(kernels.input_order_kernel(parallel, True), cases, rng)
         check_streamed_16(kernels.input_order_kernel(parallel, False), cases, rng)

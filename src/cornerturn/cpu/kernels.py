@@ -220,6 +220,10 @@ def column_walk_kernel(parallel: bool, stream: bool = False):
 
 
 INPUT_ORDER_ROWS = 4  # input rows a task of the input's order takes: 64 bytes of each output row it writes
+# ... and streamed: 256 bytes of each output row. On 2-core AMD EPYC (2026-12-02, docs/cpu.md), streamed, against 4
+# rows a task: 8 rows 1.23x-1.27x over three seeds of 14, 16 rows 1.37x (1.17x-1.67x, none behind; 1.08x-1.11x the
+# 8), 32 rows 0.37x the 16; 2 rows 0.76x the 4. With plain stores 8 rows ran 1.02x-1.06x the 4.
+INPUT_ORDER_STREAM_ROWS = 16
 
 
 @functools.cache
@@ -227,8 +231,8 @@ def input_order_kernel(parallel: bool, stream: bool = False):
     """kernel(x, out): out[b, j, i] = x[b, i, j] for a 3-D `x` of 16-byte words (any strides) and a C-contiguous
     `out`: INPUT_ORDER_ROWS input rows a task, each column's four elements loaded, then stored together as 64 bytes of
     one output row (a task of one row wrote 16 bytes of each output line it touched and came back for the rest).
-    Streamed (x86-64), every element is stored as an aligned non-temporal vector and each task ends with a store
-    fence, where `out` starts on 16 bytes (plain stores elsewhere)."""
+    Streamed (x86-64), INPUT_ORDER_STREAM_ROWS rows a task, every element stored as an aligned non-temporal vector
+    and each task ended with a store fence, where `out` starts on 16 bytes (plain stores elsewhere)."""
 
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
     def rows_in_order(x, out):
@@ -252,18 +256,16 @@ def input_order_kernel(parallel: bool, stream: bool = False):
     @numba.njit(parallel=parallel, cache=True, boundscheck=False, nogil=True)
     def rows_in_order_streamed(x, of):
         batch, rows, cols = x.shape
-        groups = (rows + INPUT_ORDER_ROWS - 1) // INPUT_ORDER_ROWS
+        groups = (rows + INPUT_ORDER_STREAM_ROWS - 1) // INPUT_ORDER_STREAM_ROWS
         for t in prange(batch * groups):
             b = t // groups
-            i = (t - b * groups) * INPUT_ORDER_ROWS
+            i = (t - b * groups) * INPUT_ORDER_STREAM_ROWS
             first = b * cols * rows + i  # element (b, 0, i) of the flat output
-            if i + 4 <= rows:
+            if i + INPUT_ORDER_STREAM_ROWS <= rows:
                 for j in range(cols):
                     o = first + j * rows
-                    value_stream(of, o, x[b, i, j])
-                    value_stream(of, o + 1, x[b, i + 1, j])
-                    value_stream(of, o + 2, x[b, i + 2, j])
-                    value_stream(of, o + 3, x[b, i + 3, j])
+                    for m in range(INPUT_ORDER_STREAM_ROWS):  # unrolled by LLVM: a constant trip count
+                        value_stream(of, o + m, x[b, i + m, j])
             else:
                 for k in range(i, rows):
                     for j in range(cols):
