@@ -190,8 +190,8 @@ def in_output_order(problem: Problem) -> bool:
 # latter twice; 3 behind, by up to 15%), 1.42x from 512 to 800 columns (none behind), 1.22x over 14 tall ones (5,000
 # to 60,000 rows, seed 3303; 2 behind by up to 6%); under 300 columns 0.98x (10 of 19 behind), from 2,000 columns 0.78x
 # (all 22 behind); output rows a multiple of 512 bytes long fill few cache sets (complex128 9600x435: 0.64x)
-# (those figures are of one input row a task; four rows a task, streamed, ran at 1.16x that over 72 matrices of seeds
-# 12271-12275, 0.99x-1.45x a seed, 2026-12-02)
+# (those figures are of one input row a task; streamed, sixteen rows a task, ran at 1.74x-1.78x that over 16
+# matrices each of seeds 12279-12280, none behind, 2026-12-02)
 INPUT_ORDER_COLS = (300, 1024)
 
 
@@ -296,8 +296,8 @@ def streams_sixteen(problem: Problem) -> bool:
     writes runs of output rows (one run, four at a time, or 64 bytes of each), so neither pitch matters. On a 2-core
     AMD EPYC (2026-12-02, docs/cpu.md, "Streamed output"): the output's order 1.065x and 1.085x the plain stores over
     17 and 20 random complex128 matrices of two seeds (0.83x-1.36x, the few behind level when timed again); the
-    column walks 1.33x over 16 of each of two seeds (1.17x-1.45x, none behind); the input's order 0.97x-1.16x the
-    same loop's plain stores over five seeds of 14-16, 1.05x in geometric mean, ahead of torch on more of them."""
+    column walks 1.33x over 16 of each of two seeds (1.17x-1.45x, none behind); the input's order, sixteen rows a
+    task, 1.78x and 1.74x its plain one-row loop over 16 of each of two seeds (1.27x-2.62x, none behind)."""
     from .nontemporal import STREAM_HOST
 
     return STREAM_HOST and problem.elements * problem.itemsize >= STREAM_MIN_BYTES
