@@ -18,7 +18,7 @@ def compile_launch(launch, constexprs: dict | None = None):
     import triton
     from triton.backends.compiler import GPUTarget
 
-    constexprs = dict(launch.constexprs if constexprs is None else constexprs)
+    constexprs = {**launch.defaults(), **(launch.constexprs if constexprs is None else constexprs)}
     names, given = launch.kernel.arg_names, launch.named_ints()
     fixed = {p.name for p in launch.kernel.params if p.do_not_specialize}  # neither 1 nor a multiple of 16
     unaligned = fixed | {p.name for p in launch.kernel.params if p.do_not_specialize_on_alignment}

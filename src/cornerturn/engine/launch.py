@@ -53,6 +53,11 @@ class Launch:
         """The planned integer arguments by the kernel's names for them."""
         return dict(zip(self.kernel.arg_names[2:], self.ints))
 
+    def defaults(self) -> dict[str, Any]:
+        """The kernel's compile-time arguments that this launch leaves at their defaults."""
+        return {p.name: p.default for p in self.kernel.params
+                if p.is_constexpr and p.has_default and p.name not in self.constexprs}
+
     def run_tensors(self, x: Any, out: Any, ints: tuple[int, ...] | None = None) -> None:
         """Through Triton's own launch path: torch tensors whose data pointers are the first elements."""
         self.kernel[(self.programs,)](x, out, *(self.ints if ints is None else ints), num_warps=self.num_warps,
@@ -66,7 +71,7 @@ class Launch:
             compiled = self.kernel.warmup(_Pointer(x_ptr, dtype), _Pointer(out_ptr, dtype), *self.ints,
                                           grid=(self.programs,), num_warps=self.num_warps, **self.constexprs)
             compiled._init_handles()
-        given = {**self.named_ints(), **self.constexprs}
+        given = {**self.defaults(), **self.named_ints(), **self.constexprs}
         tail = tuple(given[n] for n in self.kernel.arg_names[2:])
         entry = (_direct_launch(compiled, self.programs, tail), compiled, tail)
         self._compiled[key] = entry
