@@ -92,12 +92,9 @@ def _aligned(value, ALIGN: tl.constexpr):
 @triton.jit
 def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_stride, tiles_r, tiles_c, out_row_stride,
                     band, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, WORDS: tl.constexpr, WIDE: tl.constexpr,
-                    OUT_ALIGN: tl.constexpr = 1, OWN: tl.constexpr = 0):
+                    OUT_ALIGN: tl.constexpr = 1):
     """OUT_ALIGN divides the output's row stride (in words) and, for one-word elements, the rows: written into the
-    arithmetic so that the stores along output rows widen (the loads are left to Triton's own specialisation).
-    With OWN (one-word elements, OWN of them a 32-byte sector, OWN <= BLOCK_R) every sector of an output row is
-    written by one program: the tile's piece of row c from its first sector boundary on (the first tile from the
-    row's start), and past its end up to the next boundary, from the next tile's first rows, read for that."""
+    arithmetic so that the stores along output rows widen (the loads are left to Triton's own specialisation)."""
     b, tr, tc = _tile_of_program(tiles_r, tiles_c, band, WIDE)
     r = tr * BLOCK_R + tl.arange(0, BLOCK_R)
     c = tc * BLOCK_C + tl.arange(0, BLOCK_C)
@@ -107,13 +104,6 @@ def transpose_tiles(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, col_st
     if WORDS == 1:
         mask = (r[:, None] < _aligned(rows, OUT_ALIGN)) & (c[None, :] < cols)
         tile = tl.load(x_base + r[:, None] * row_stride + c[None, :] * col_stride, mask=mask)
-        if OWN > 1:  # row c's piece starts `lead` elements before a sector boundary (out_ptr taken as one)
-            lead = (OWN - (b * cols + c) * ors % OWN) % OWN
-            mask = mask & ((r[:, None] - tr * BLOCK_R >= lead[None, :]) | (tr == 0))
-            t = tr * BLOCK_R + BLOCK_R + tl.arange(0, OWN)
-            after = (tl.arange(0, OWN)[:, None] < lead[None, :]) & (t[:, None] < rows) & (c[None, :] < cols)
-            tail = tl.load(x_base + t[:, None] * row_stride + c[None, :] * col_stride, mask=after)
-            tl.store(out_base + c[None, :] * ors + t[:, None], tail, mask=after)
         tl.store(out_base + c[None, :] * ors + r[:, None], tile, mask=mask)
     else:
         w = tl.arange(0, WORDS)
@@ -272,7 +262,7 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
                     x_off, out_off, band, BLOCK_R: tl.constexpr, BLOCK_CW: tl.constexpr, E: tl.constexpr,
                     IN_WORDS: tl.constexpr, OUT: tl.constexpr, EDGES: tl.constexpr, WIDE: tl.constexpr,
                     ASM: tl.constexpr, IN_ALIGN: tl.constexpr = 1, OUT_ALIGN: tl.constexpr = 1,
-                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False, OWN: tl.constexpr = False):
+                    NEXT_BY_GATHER: tl.constexpr = False, JOIN: tl.constexpr = False):
     PACK: tl.constexpr = 4 // E
     BLOCK_RW: tl.constexpr = BLOCK_R // PACK
     ITEM: tl.constexpr = (1 << (8 * E)) - 1
@@ -307,46 +297,24 @@ def transpose_words(x_ptr, out_ptr, rows, cols, batch_stride, row_stride, tiles_
             h = _row_words(x_ptr, b, tl.arange(0, PACK), cw, tl.where(ends, rows, 0), cols, batch_stride, row_stride,
                            nbytes, x_off, PACK, IN_WORDS, IN_ALIGN, WIDE, ASM)
             h0, h1, h2, h3 = _group_words(h, 1, BLOCK_CW, PACK, ASM)
-        if OWN:  # the next tile's first 8 groups (and for OUT 1 their successors): the words up to its first sector
-            rt = tr * BLOCK_R + BLOCK_R + tl.arange(0, 8 * PACK)
-            v = _row_words(x_ptr, b, rt, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK, IN_WORDS,
-                           IN_ALIGN, WIDE, ASM)
-            t0, t1, t2, t3 = _group_words(v, 8, BLOCK_CW, PACK, ASM)
-            if OUT == 1:
-                v = _row_words(x_ptr, b, rt + PACK, cw, rows, cols, batch_stride, row_stride, nbytes, x_off, PACK,
-                               IN_WORDS, IN_ALIGN, WIDE, ASM)
-                s0, s1, s2, s3 = _group_words(v, 8, BLOCK_CW, PACK, ASM)
-            rwt = tr * BLOCK_RW + BLOCK_RW + tl.arange(0, 8)
         for k in tl.static_range(PACK):
             group = _pick(k, a0, a1, a2, a3)  # element k of each input word: output rows c, rows of groups rw
             c = cw * PACK + k
             if OUT == 0:  # output rows start at whole words
                 shift = 0
                 words = group
-                row0 = (b * cols + c) * ors_w
-                if OWN:
-                    tail = _pick(k, t0, t1, t2, t3)
+                at = ((b * cols + c) * ors_w)[None, :] + rw[:, None]
             else:  # output row c starts `shift` bytes before a whole word; the same for every column of this k
                 shift = (4 - (out_base + k * out_row_stride) % 4) % 4
                 words = _funnel_shift(group, _pick(k, n0, n1, n2, n3), (tl.zeros_like(group) + shift).to(tl.uint32),
                                       ASM)
-                row0 = (out_base + c * out_row_stride + shift) // 4
-                if OWN:
-                    tail = _pick(k, t0, t1, t2, t3)
-                    tail = _funnel_shift(tail, _pick(k, s0, s1, s2, s3), (tl.zeros_like(tail) + shift).to(tl.uint32),
-                                         ASM)
-            at = row0[None, :] + rw[:, None]
+                at = ((out_base + c * out_row_stride + shift) // 4)[None, :] + rw[:, None]
             first = shift // E  # the elements of each output row before its first whole word, and from `last` on
             last = first + (rows - first) // PACK * PACK
             whole = (rows - first) // PACK  # whole words a row
             if OUT == 0:  # a multiple of OUT_ALIGN (the planner's promise), written so that the compiler knows it
                 whole = _aligned(whole, OUT_ALIGN)  # and the masked stores stay vectors
             stored = (rw[:, None] < whole) & (c[None, :] < cols)
-            if OWN:  # row c's piece starts `lead` words before a sector boundary (out_ptr taken as one): this
-                lead = (8 - row0 % 8) % 8  # program writes from there, and the next piece's first `lead` words
-                beyond = (tl.arange(0, 8)[:, None] < lead[None, :]) & (rwt[:, None] < whole) & (c[None, :] < cols)
-                tl.store(out_ptr + row0[None, :] + rwt[:, None], tail.to(tl.int32, bitcast=True), mask=beyond)
-                stored = stored & ((rw[:, None] - tr * BLOCK_RW >= lead[None, :]) | (tr == 0))
             loose = rows - last  # elements of the row's last, partial word
             if JOIN and k < PACK - 1:  # noqa: SIM102 - a constexpr (compiled out) around a run-time test
                 if ends:  # rows end to end: output row c + 1 (same input word) completes row c's last word
