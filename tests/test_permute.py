@@ -1286,6 +1286,48 @@ def test_short_runs_move_in_copies_of_constant_length(dtype, run, rng, monkeypat
         assert seen[-1] == want, (shape, seen)
 
 
+@pytest.mark.parametrize("dtype, shape, axes, view, lead, want", [
+    (np.float32, (17, 23, 11, 20), (2, 0, 1, 3), np.s_[...], 0, 5),  # 80 B runs: 5 vectors unrolled
+    (np.complex128, (161, 27, 17), (1, 0, 2), np.s_[::2], 0, 0),  # 272 B, past RUN_INLINE_BYTES: a loop
+    (np.complex128, (3, 2, 2304), (1, 0, 2), np.s_[...], 0, 0),  # 36 KiB runs cut into pieces
+    (np.uint8, (37, 13, 96), (1, 0, 2), np.s_[...], 0, 6),  # bytes
+    (np.float32, (47, 23, 17), (1, 0, 2), np.s_[...], 0, None),  # 68 B: not whole vectors, plain
+    (np.float32, (47, 23, 20), (1, 0, 2), np.s_[...], 8, None),  # an output 8 bytes past a vector: plain
+])
+def test_streamed_runs(dtype, shape, axes, view, lead, want, rng, monkeypatch):
+    """Runs of whole 16-byte vectors into an aligned output stream it (x86-64, from STREAM_MIN_BYTES, here 0):
+    unrolled for short runs, a loop for long ones and pieces; runs of other lengths and unaligned outputs take plain
+    stores. Bit for bit, nothing written before or past the output; the kernel's arguments checked by spying on its
+    factory, and the compiled kernel's stores non-temporal and fenced."""
+    from test_transpose_cpu import assert_streams
+
+    from cornerturn.cpu import nontemporal, planner
+    from cornerturn.cpu import permute as cpu_permute
+
+    monkeypatch.setattr(planner, "STREAM_MIN_BYTES", 0)
+    seen = []
+    factory = cpu_permute.streamed_runs_kernel
+    monkeypatch.setattr(cpu_permute, "streamed_runs_kernel", lambda *a: seen.append(a) or factory(*a))
+    x = random_bits(shape, dtype, rng)[view]
+    strides = tuple(step // x.itemsize for step in x.strides)
+    assert cornerturn.plan(x.shape, x.dtype, strides=strides, axes=axes).method == "runs"
+    size = x.nbytes
+    spare = np.full(16 + lead + size + 64, 0xA5, np.uint8)
+    start = -spare.ctypes.data % 16 + lead
+    out = spare[start:start + size].view(dtype).reshape(tuple(x.shape[a] for a in axes))
+    cornerturn.permute_dims(x, axes, out=out)
+    assert_bits_equal(out, reference(x, axes))
+    assert (spare[start + size:] == 0xA5).all() and (spare[:start] == 0xA5).all()
+    assert [vectors for vectors, _ in seen] == ([want] if want is not None and nontemporal.STREAM_HOST else [])
+    if seen:  # the kernel on two runs by two, of its vectors (or 2; `per` words each), all at whole vectors
+        vectors, per = seen[0]
+        run = per * (vectors or 2)
+        words = np.zeros(8 * run, {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}[16 // per])
+        inner, outer = np.array([0, run], np.int64), np.array([0, 2 * run], np.int64)
+        assert_streams(factory(vectors, per).py_func, words, np.zeros_like(words), run, inner, inner, outer, outer,
+                       2, 2, 1)
+
+
 def test_plane_shape_validates():
     from cornerturn.cpu.permute import PlaneShape
 

@@ -65,3 +65,35 @@ def value_stream(typingctx, out, at, value):
         return context.get_dummy_value()
 
     return types.void(out, at, value), codegen
+
+
+def run_stream(vectors: int):
+    """An intrinsic copy(x, src, out, dst): `vectors` 16-byte vectors from element src of x (any alignment) to element
+    dst of out (at a 16-byte boundary) as aligned non-temporal stores, unrolled (`vectors` a compile-time constant);
+    x and out of one dtype. Bits move unchanged."""
+
+    @intrinsic
+    def copy(typingctx, x, src, out, dst):
+        if not (isinstance(x, types.Array) and isinstance(out, types.Array) and x.dtype == out.dtype):
+            return None
+
+        def codegen(context, builder, signature, args):
+            x_val, src, out_val, dst = args
+            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+            byte = ir.IntType(8).as_pointer()
+            vector = ir.VectorType(ir.IntType(64), 2)
+            base_x = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
+            base_out = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
+            from_x = builder.gep(base_x, [builder.mul(src, ir.Constant(src.type, size))])
+            to_out = builder.gep(base_out, [builder.mul(dst, ir.Constant(dst.type, size))])
+            for k in range(vectors):
+                at = ir.Constant(ir.IntType(64), k * STREAM_BYTES)
+                value = builder.load(builder.bitcast(builder.gep(from_x, [at]), vector.as_pointer()), align=1)
+                store = builder.store(value, builder.bitcast(builder.gep(to_out, [at]), vector.as_pointer()),
+                                      align=STREAM_BYTES)
+                mark_nontemporal(builder, store)
+            return context.get_dummy_value()
+
+        return types.void(x, src, out, dst), codegen
+
+    return copy
