@@ -386,19 +386,6 @@ def _runs_kernel(move, finish, granule: int):
     return kernel
 
 
-RUN_TILE_RULE = True  # off: RUN_TILE always (for measuring)
-RUN_MIN_TASKS_PER_THREAD = 32
-
-
-def run_tile(nb: int, n1: int, outer: int, threads: int) -> int:
-    """The side of the runs kernel's tiles: RUN_TILE, halved while that gives fewer than RUN_MIN_TASKS_PER_THREAD
-    tasks a thread (nb b's, n1 indices of the rest's innermost axis, `outer` of its other axes)."""
-    tile = RUN_TILE
-    while RUN_TILE_RULE and tile > 1 and outer * -(-nb // tile) * -(-n1 // tile) < RUN_MIN_TASKS_PER_THREAD * threads:
-        tile //= 2
-    return tile
-
-
 def run_pieces(run_bytes: int, tasks: int, threads: int) -> int:
     """How many pieces the runs kernel cuts each run into: enough for RUN_TASKS_PER_THREAD tasks a thread where there
     are fewer, none under RUN_PIECE_MIN bytes."""
@@ -457,14 +444,12 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
-        threads = numba.get_num_threads()
-        tile = run_tile(in_b.size, n1, in_r.size // n1, threads)
-        tasks = in_r.size // n1 * -(-in_b.size // tile) * -(-n1 // tile)
-        pieces = run_pieces(in_a.size * word, tasks, threads)
+        tasks = in_r.size // n1 * -(-in_b.size // RUN_TILE) * -(-n1 // RUN_TILE)
+        pieces = run_pieces(in_a.size * word, tasks, numba.get_num_threads())
         inline = pieces == 1 and in_a.size * word <= RUN_INLINE_BYTES
         kernel = runs_kernel(in_a.size if inline else 0)
         if STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0:
             kernel = streamed_runs_kernel(in_a.size * word // STREAM_BYTES if inline else 0, STREAM_BYTES // word)
-        kernel(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, tile, pieces)
+        kernel(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, RUN_TILE, pieces)
     else:
         _permute(flat, out_words, *tables, BLOCK)
