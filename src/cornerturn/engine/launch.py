@@ -54,9 +54,12 @@ class Launch:
         return dict(zip(self.kernel.arg_names[2:], self.ints))
 
     def defaults(self) -> dict[str, Any]:
-        """The kernel's compile-time arguments that this launch leaves at their defaults."""
-        return {p.name: p.default for p in self.kernel.params
-                if p.is_constexpr and p.has_default and p.name not in self.constexprs}
+        """The kernel's arguments that this launch leaves at their defaults (the engine's kernels give defaults to
+        compile-time arguments only), read from the Python function's signature."""
+        import inspect
+
+        return {name: p.default for name, p in inspect.signature(self.kernel.fn).parameters.items()
+                if p.default is not p.empty and name not in self.constexprs}
 
     def run_tensors(self, x: Any, out: Any, ints: tuple[int, ...] | None = None) -> None:
         """Through Triton's own launch path: torch tensors whose data pointers are the first elements."""
