@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
 from ..tiling import Axis, Sides, element_bytes, segment_extent, split, widest_word, word_axes
-from .nontemporal import STREAM_BYTES, run_stream, store_fence
+from .nontemporal import STREAM_BYTES, STREAM_HOST, run_stream, store_fence
 from .planner import NUMPY_MAX_ELEMENTS  # NumPy's strided copy below this many elements, as for the transpose
 from .vectors import block_rows, block_side
 
@@ -411,8 +411,7 @@ def streams_runs(perm: Permutation) -> bool:
     output offset is a whole number of vectors too); at run time also an output at a 16-byte boundary. On a 2-core
     AMD EPYC (2026-12-02, docs/permute.md, "Streamed runs"): 1.43x and 1.62x plain stores over 16 random
     permutations of each of two seeds (1.00x-4.31x, none behind), torch ahead of it on 1 and 3 of them."""
-    from .nontemporal import STREAM_HOST
-    from .planner import STREAM_MIN_BYTES
+    from .planner import STREAM_MIN_BYTES  # read at the call, so that tests may lower it
 
     return (STREAM_HOST and perm.elements * perm.itemsize >= STREAM_MIN_BYTES
             and element_bytes(perm) % STREAM_BYTES == 0)
@@ -447,9 +446,10 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         tasks = in_r.size // n1 * -(-in_b.size // RUN_TILE) * -(-n1 // RUN_TILE)
         pieces = run_pieces(in_a.size * word, tasks, numba.get_num_threads())
         inline = pieces == 1 and in_a.size * word <= RUN_INLINE_BYTES
-        kernel = runs_kernel(in_a.size if inline else 0)
         if STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0:
             kernel = streamed_runs_kernel(in_a.size * word // STREAM_BYTES if inline else 0, STREAM_BYTES // word)
+        else:
+            kernel = runs_kernel(in_a.size if inline else 0)
         kernel(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, RUN_TILE, pieces)
     else:
         _permute(flat, out_words, *tables, BLOCK)
