@@ -55,6 +55,23 @@ __device__ __forceinline__ void transpose_words<2>(const uint32_t (&w)[2], uint3
     o[1] = __byte_perm(w[0], w[1], 0x7632);
 }
 
+// One aligned 16-byte chunk of an output row whose first element is `first`: whole where all of it lies in the row,
+// else element by element
+template <int E, typename I>
+__device__ __forceinline__ void store_chunk(uint8_t* dst, const uint4& val, I first, I rows) {
+    if (first >= 0 && first + 16 / E <= rows) {
+        *reinterpret_cast<uint4*>(dst) = val;
+        return;
+    }
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&val);
+    for (int j = 0; j < 16; j += E) {
+        const I r = first + j / E;
+        if (r < 0 || r >= rows) continue;
+        if (E == 1) dst[j] = bytes[j];
+        else *reinterpret_cast<uint16_t*>(dst + j) = *reinterpret_cast<const uint16_t*>(bytes + j);
+    }
+}
+
 template <int E>
 __global__ void __launch_bounds__(THREADS) own_rows(const uint8_t* __restrict__ x, uint8_t* __restrict__ out,
                                                    long long rows, long long cols, long long in_pitch,
@@ -119,18 +136,7 @@ __global__ void __launch_bounds__(THREADS) own_rows(const uint8_t* __restrict__ 
         val.y = shift_words(src[1], src[2], bits);
         val.z = shift_words(src[2], src[3], bits);
         val.w = shift_words(src[3], src[4], bits);
-        uint8_t* dst = row_start + first * E;
-        if (first >= 0 && first + 16 / E <= rows) {
-            *reinterpret_cast<uint4*>(dst) = val;
-        } else {
-            const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&val);
-            for (int j = 0; j < 16; j += E) {
-                const long long r = first + j / E;
-                if (r < 0 || r >= rows) continue;
-                if (E == 1) dst[j] = bytes[j];
-                else *reinterpret_cast<uint16_t*>(dst + j) = *reinterpret_cast<const uint16_t*>(bytes + j);
-            }
-        }
+        store_chunk<E, long long>(row_start + first * E, val, first, rows);
     }
 }
 
@@ -244,18 +250,7 @@ __global__ void __launch_bounds__(THREADS) own_rows_pipe(const uint8_t* __restri
             val.y = shift_words(src[1], src[2], bits);
             val.z = shift_words(src[2], src[3], bits);
             val.w = shift_words(src[3], src[4], bits);
-            uint8_t* dst = row_start + first * E;
-            if (first >= 0 && first + 16 / E <= (I)rows) {
-                *reinterpret_cast<uint4*>(dst) = val;
-            } else {
-                const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&val);
-                for (int j = 0; j < 16; j += E) {
-                    const I r = first + j / E;
-                    if (r < 0 || r >= (I)rows) continue;
-                    if (E == 1) dst[j] = bytes[j];
-                    else *reinterpret_cast<uint16_t*>(dst + j) = *reinterpret_cast<const uint16_t*>(bytes + j);
-                }
-            }
+            store_chunk<E, I>(row_start + first * E, val, first, (I)rows);
         }
     }
 }
