@@ -138,6 +138,19 @@ def test_large_split_squares_of_bytes_take_tiles_of_128():
     assert tiles == {(11364, 1): 128, (8004, 1): 64, (8004, 2): 128, (7006, 2): 64, (11364, 4): 64, (16384, 2): 64}
 
 
+def test_16_byte_and_large_4_byte_squares_take_two_warps():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
+    # 2 warps for 16-byte squares, and for 4-byte ones of 100 MiB or more (5120^2 is exactly 100 MiB); 4 elsewhere,
+    # and a warp count asked for is kept
+    warps = {(n, size): square_launch(1, n, size, size if size < 16 else 8).num_warps
+             for n, size in ((3001, 16), (8192, 16), (5120, 4), (5119, 4), (9148, 4), (9148, 8), (8004, 2))}
+    assert warps == {(3001, 16): 2, (8192, 16): 2, (5120, 4): 2, (5119, 4): 4, (9148, 4): 2, (9148, 8): 4,
+                     (8004, 2): 4}
+    assert square_launch(1, 9148, 4, 4, num_warps=4).num_warps == 4
+
+
 def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch

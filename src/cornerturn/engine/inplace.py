@@ -32,6 +32,11 @@ FLAT_PAIRS = True
 # against 40% element by element, int8 8191-squares 62% against 51%, float16 16383-, 8191- and 4095-squares 70%, 74%
 # and 76% against 63%, 67% and 72% (2026-11-23, docs/inplace.md)
 FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
+# squares of TWO_WARPS_FROM[itemsize] bytes or more take 2 warps, whatever the table above says: on random squares of
+# four seeds (H200, 2026-12-03, docs/inplace.md) 16-byte squares ran at 1.013x in geometric mean on 2 warps against 4
+# (0.995x-1.023x, 40 squares), 4-byte ones of 100 MiB or more at 1.028x (0.989x-1.071x, 35 squares; float32 9148^2
+# 76% -> 82% of the copy), where the smaller ones lost (0.98x; float32 3047^2 92% -> 86%); 8-byte ones lost (0.91x)
+TWO_WARPS_FROM = {4: 100 << 20, 16: 0}
 
 # tile pairs numbered in blocks of PAIR_GROUP x PAIR_GROUP tiles (kernels._tile_pair_of_program) where a column of
 # tiles spans PAIR_GROUP_FROM bytes or more (by element size; others PAIR_GROUP_FROM_ELSE): the programs running at
@@ -81,6 +86,8 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     if split and itemsize in LARGE_SQUARE_TILES and n * n * itemsize >= LARGE_SQUARE_BYTES:
         defaults = LARGE_SQUARE_TILES
     default_block, default_warps = defaults[itemsize]
+    if n * n * itemsize >= TWO_WARPS_FROM.get(itemsize, math.inf):
+        default_warps = 2
     block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     words = itemsize // word
