@@ -151,6 +151,21 @@ def test_16_byte_and_large_4_byte_squares_take_two_warps():
     assert square_launch(1, 9148, 4, 4, num_warps=4).num_warps == 4
 
 
+def test_odd_4_byte_squares_on_two_warps_keep_whole_columns_below_the_limit():
+    pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_launch
+
+    # 17275^2 float32 (1138 MiB, odd) keeps whole columns; even sides, odd ones of 2.5 GiB or more, 4 warps asked
+    # for, a group asked for and the grid form keep the blocks of pair_group
+    def group(n, **options):
+        return square_launch(1, n, 4, 4, **options).constexprs["GROUP"]
+
+    assert (group(17275), group(11587), group(25905), group(25907)) == (1, 1, 1, 8)  # 2.5 GiB lies between
+    assert (group(17276), group(17275, num_warps=4), group(17275, group=8)) == (8, 8, 8)
+    assert square_launch(2, 17275, 4, 4, across=2).constexprs["GROUP"] == 8
+    assert square_launch(1, 17275, 8, 8).constexprs["GROUP"] == 8  # 8-byte squares keep 4 warps and the blocks
+
+
 def test_square_pointers_recomputed_where_accesses_are_one_word_wide():
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch
@@ -209,7 +224,8 @@ def test_large_squares_number_their_pairs_in_blocks():
     assert pair_group(4096, 4 * 4096, 8) == PAIR_GROUP  # side by side, four to a row of squares: 512 MiB spanned
     assert square_default(1, 35549, 1, 16).constexprs["GROUP"] == PAIR_GROUP  # the funnel kernel
     assert square_default(4, 8191, 4, 16).constexprs["GROUP"] == 1  # four 256 MiB squares one after another
-    assert square_launch(1, 24407, 4, 4).constexprs["GROUP"] == PAIR_GROUP
+    assert square_launch(1, 24408, 4, 4).constexprs["GROUP"] == PAIR_GROUP  # (odd: on 2 warps, whole columns)
+    assert square_launch(1, 24407, 4, 4, num_warps=4).constexprs["GROUP"] == PAIR_GROUP
     assert square_launch(1, 24407, 4, 4, group=1).constexprs["GROUP"] == 1
     with pytest.raises(ValueError, match="at least 1"):
         square_launch(1, 64, 4, 4, group=0)

@@ -47,6 +47,11 @@ TWO_WARPS_FROM = {4: 100 << 20, 16: 0}
 PAIR_GROUP = 8
 PAIR_GROUP_FROM = {1: 100 << 20}
 PAIR_GROUP_FROM_ELSE = 512 << 20
+# but squares of odd side under ODD_WHOLE_COLUMNS_BELOW[itemsize] bytes, on 2 warps, keep whole columns: on 17 odd
+# float32 squares of 512 MiB or more from ten seeds (H200, 2026-12-04, docs/inplace.md) whole columns ran at
+# 1.026x-1.057x the blocks on all 13 up to 2073 MiB (float32 17275^2 70% -> 74% of the copy), 0.978x-0.999x on the
+# four from 2917 MiB; even sides lost with them (0.87x-1.01x); on six seeds drawn after, 1.047x over 8 (1.039x-1.056x)
+ODD_WHOLE_COLUMNS_BELOW = {4: 5 << 29}
 
 
 def pair_group(n: int, row_stride: int, itemsize: int) -> int:
@@ -68,12 +73,14 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
     reads the tiles through words of that size. `group` numbers the tile pairs in blocks of group x group tiles
-    (default: pair_group). With `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs inside the
-    square move without masks, told that rows start at multiples of `align` elements (default: side_alignment(n))."""
+    (default: pair_group, but whole columns for odd squares under ODD_WHOLE_COLUMNS_BELOW on 2 warps). With
+    `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs inside the square move without masks,
+    told that rows start at multiples of `align` elements (default: side_alignment(n))."""
     from . import kernels
     from .plan import WIDE_FROM
 
     row_stride = across * n if across else n
+    chosen_group = group
     if group is None:
         group = pair_group(n, row_stride, itemsize)
     if group < 1:
@@ -89,6 +96,9 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     if n * n * itemsize >= TWO_WARPS_FROM.get(itemsize, math.inf):
         default_warps = 2
     block, num_warps = block or default_block, num_warps or default_warps
+    if chosen_group is None and n % 2 and num_warps == 2 and not across \
+            and n * n * itemsize < ODD_WHOLE_COLUMNS_BELOW.get(itemsize, 0):
+        group = 1
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
