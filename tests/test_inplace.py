@@ -153,8 +153,10 @@ def test_16_byte_and_large_4_byte_squares_take_two_warps():
 
 def test_odd_4_byte_squares_on_two_warps_keep_whole_columns_below_the_limit():
     pytest.importorskip("triton")
-    from cornerturn.engine.inplace import square_launch
+    from cornerturn.engine.inplace import PAIR_GROUP, pair_group, square_launch
 
+    assert (pair_group(17275, 17275, 4, 2), pair_group(17275, 17275, 4), pair_group(17275, 17275, 4, 4)) == \
+        (1, PAIR_GROUP, PAIR_GROUP)
     # 17275^2 float32 (1138 MiB, odd) keeps whole columns; even sides, odd ones of 2.5 GiB or more, 4 warps asked
     # for, a group asked for and the grid form keep the blocks of pair_group
     def group(n, **options):

@@ -47,17 +47,21 @@ TWO_WARPS_FROM = {4: 100 << 20, 16: 0}
 PAIR_GROUP = 8
 PAIR_GROUP_FROM = {1: 100 << 20}
 PAIR_GROUP_FROM_ELSE = 512 << 20
-# but squares of odd side under ODD_WHOLE_COLUMNS_BELOW[itemsize] bytes, on 2 warps, keep whole columns: on 17 odd
-# float32 squares of 512 MiB or more from ten seeds (H200, 2026-12-04, docs/inplace.md) whole columns ran at
-# 1.026x-1.057x the blocks on all 13 up to 2073 MiB (float32 17275^2 70% -> 74% of the copy), 0.978x-0.999x on the
-# four from 2917 MiB; even sides lost with them (0.87x-1.01x); on six seeds drawn after, 1.047x over 8 (1.039x-1.056x)
+# but squares (not the grid form) of odd side under ODD_WHOLE_COLUMNS_BELOW[itemsize] bytes, on 2 warps, keep whole
+# columns: on 17 odd float32 squares of 512 MiB or more from ten seeds (H200, 2026-12-04, docs/inplace.md) whole
+# columns ran at 1.026x-1.057x the blocks on all 13 up to 2073 MiB (float32 17275^2 70% -> 74% of the copy),
+# 0.978x-0.999x on the four from 2917 MiB; even sides lost with them (0.87x-1.01x); on six seeds drawn after, 1.047x
+# over 8 (1.039x-1.056x)
 ODD_WHOLE_COLUMNS_BELOW = {4: 5 << 29}
 
 
-def pair_group(n: int, row_stride: int, itemsize: int) -> int:
+def pair_group(n: int, row_stride: int, itemsize: int, num_warps: int | None = None) -> int:
     """PAIR_GROUP where a column of tiles of a square of side n, rows row_stride elements apart, spans the rule's
-    bytes, else 1 (pairs numbered down whole columns of tiles)."""
+    bytes, else 1 (pairs numbered down whole columns of tiles); 1 also for a lone square of odd side under
+    ODD_WHOLE_COLUMNS_BELOW launched on `num_warps` 2."""
     span = n * row_stride * itemsize
+    if n % 2 and num_warps == 2 and row_stride == n and span < ODD_WHOLE_COLUMNS_BELOW.get(itemsize, 0):
+        return 1
     return PAIR_GROUP if span >= PAIR_GROUP_FROM.get(itemsize, PAIR_GROUP_FROM_ELSE) else 1
 
 
@@ -73,20 +77,18 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     `across`, the `batch` squares lie `across` to a row of squares in a matrix of across x n columns (the grid
     form), else one after another. With `funnel` (4 or 8: the base is aligned to it), transpose_square_funnel
     reads the tiles through words of that size. `group` numbers the tile pairs in blocks of group x group tiles
-    (default: pair_group, but whole columns for odd squares under ODD_WHOLE_COLUMNS_BELOW on 2 warps). With
-    `split` (default: SPLIT_PAIRS where n is not a multiple of 16), pairs inside the square move without masks,
-    told that rows start at multiples of `align` elements (default: side_alignment(n))."""
+    (default: pair_group, told the launch's warps). With `split` (default: SPLIT_PAIRS where n is not a multiple
+    of 16), pairs inside the square move without masks, told that rows start at multiples of `align` elements
+    (default: side_alignment(n))."""
     from . import kernels
     from .plan import WIDE_FROM
 
     row_stride = across * n if across else n
-    chosen_group = group
-    if group is None:
-        group = pair_group(n, row_stride, itemsize)
-    if group < 1:
+    if group is not None and group < 1:
         raise ValueError(f"square_launch: group must be at least 1, got {group}")
     if funnel:
-        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across, group)
+        return _funnel_launch(batch, n, itemsize, funnel, block, num_warps, across,
+                              pair_group(n, row_stride, itemsize) if group is None else group)
     unaligned = n % 16 != 0
     split = SPLIT_PAIRS and unaligned if split is None else split
     defaults = SQUARE_UNALIGNED if unaligned else SQUARE_DEFAULTS
@@ -96,9 +98,8 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     if n * n * itemsize >= TWO_WARPS_FROM.get(itemsize, math.inf):
         default_warps = 2
     block, num_warps = block or default_block, num_warps or default_warps
-    if chosen_group is None and n % 2 and num_warps == 2 and not across \
-            and n * n * itemsize < ODD_WHOLE_COLUMNS_BELOW.get(itemsize, 0):
-        group = 1
+    if group is None:
+        group = pair_group(n, row_stride, itemsize, num_warps)
     tiles = math.ceil(n / block)
     words = itemsize // word
     wide = batch * n * n * words >= WIDE_FROM
