@@ -130,12 +130,28 @@ def test_side_alignment_is_the_power_of_two_below_16_that_divides_the_side():
 
 def test_large_split_squares_of_bytes_take_tiles_of_128():
     pytest.importorskip("triton")
+    from cornerturn.engine.inplace import square_default, square_launch
+
+    # tiles of 128 for split squares of bytes of 100 MiB or more and of 2-byte elements of 48 MiB or more; 64 below,
+    # or for wider elements; not split (sides that are multiples of 16): 64 for 2-byte elements
+    tiles = {(n, size): square_launch(1, n, size, size).constexprs["BLOCK"]
+             for n, size in ((11364, 1), (8004, 1), (5122, 2), (4980, 2), (11364, 4), (16384, 2))}
+    assert tiles == {(11364, 1): 128, (8004, 1): 64, (5122, 2): 128, (4980, 2): 64, (11364, 4): 64, (16384, 2): 64}
+    # ... and only where rows move in words of 4 bytes or more (128-tiles of 2-byte words spill): bytes two off a
+    # word, 2-byte elements of odd sides (split where their offsets pass 32 bits)
+    assert square_launch(1, 11366, 1, 1).constexprs["BLOCK"] == 64
+    assert square_launch(1, 7001, 2, 2).constexprs["BLOCK"] == 64
+    assert square_default(1, 34349, 2, 16).constexprs["BLOCK"] == 64
+
+
+def test_mid_sized_byte_squares_in_words_take_two_warps():
+    pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch
 
-    # tiles of 128 for 1- and 2-byte squares of 100 MiB or more, split; 64 below, or for wider elements
-    tiles = {(n, size): square_launch(1, n, size, size).constexprs["BLOCK"]
-             for n, size in ((11364, 1), (8004, 1), (8004, 2), (7006, 2), (11364, 4), (16384, 2))}
-    assert tiles == {(11364, 1): 128, (8004, 1): 64, (8004, 2): 128, (7006, 2): 64, (11364, 4): 64, (16384, 2): 64}
+    # split byte squares of 32 to 100 MiB whose rows move in 4- or 8-byte words: 2 warps; smaller or larger ones,
+    # rows of 2-byte words, and sides that are multiples of 16: 4
+    warps = {n: square_launch(1, n, 1, 1).num_warps for n in (5788, 5800, 9404, 10236, 10244, 9406, 8336)}
+    assert warps == {5788: 4, 5800: 2, 9404: 2, 10236: 2, 10244: 4, 9406: 4, 8336: 4}
 
 
 def test_16_byte_and_large_4_byte_squares_take_two_warps():
@@ -289,10 +305,18 @@ def test_square_funnel_where_rows_are_not_whole_words():
 
     assert square_funnel(16383, 1, 16) == 4 and square_funnel(16382, 1, 16) == 4 and square_funnel(8191, 2, 4) == 4
     assert square_funnel(16384, 1, 16) == 0 and square_funnel(8190, 2, 16) == 0  # rows of whole words
+    assert square_funnel(10238, 1, 16) == 0 and square_funnel(10242, 1, 16) == 4  # bytes two off a word, by size
     assert square_funnel(8191, 4, 16) == 0 and square_funnel(16383, 1, 2) == 0  # 4-byte elements; base not aligned
     assert square_default(4, 16383, 1, 256).kernel.fn.__name__ == "transpose_square_funnel"
     assert square_default(4, 16383, 4, 256).kernel.fn.__name__ == "transpose_square_inplace"
     assert square_default(4, 16383, 1, 1).kernel.fn.__name__ == "transpose_square_inplace"
+    assert square_default(1, 9302, 1, 256).constexprs["ALIGN"] == 2  # 2-byte words under 100 MiB, tiles of 64
+    assert square_default(1, 9302, 1, 256).constexprs["BLOCK"] == 64
+    # 2-byte elements whose offsets pass 32 bits: split (the funnel's registers spill there); bytes keep the funnel
+    kernels = {(batch, n, size): square_default(batch, n, size, 16).kernel.fn.__name__.split("_")[-1]
+               for batch, n, size in ((1, 32767, 2), (1, 32769, 2), (3, 26755, 2), (3, 26755, 1), (1, 46341, 1))}
+    assert kernels == {(1, 32767, 2): "funnel", (1, 32769, 2): "inplace", (3, 26755, 2): "inplace",
+                       (3, 26755, 1): "funnel", (1, 46341, 1): "funnel"}
 
 
 @pytest.mark.parametrize("dtype, shape, block, readdress, split", grid(

@@ -18,20 +18,37 @@ SQUARE_DEFAULTS = {1: (128, 4), 2: (64, 4), 4: (64, 4), 8: (32, 4), 16: (32, 4)}
 # 2-byte with 4 warps (1.03x against 8)
 SQUARE_UNALIGNED = {1: (64, 4), 2: (64, 4), 4: (64, 4), 8: (64, 4), 16: (32, 4)}
 SPLIT_PAIRS = True
-# ... except for 1- and 2-byte squares of LARGE_SQUARE_BYTES or more, split: tiles of 128 (rows of 128 or 256 bytes);
-# on an H200 int8 11364- to 20004-squares at 61-64% of the copy against 50-57% with tiles of 64, float16 8004- to
-# 30002-squares 61-77% against 55-69%; below it the 64-tiles win (int8 8004^2 69% against 63%, float16 7006^2 73%
-# against 71%; 2026-11-26, docs/inplace.md)
-LARGE_SQUARE_BYTES = 100 << 20
+# ... except for 1- and 2-byte squares of LARGE_SQUARE_FROM[itemsize] bytes or more, split: tiles of 128 (rows of 128
+# or 256 bytes); on an H200 int8 11364- to 20004-squares at 61-64% of the copy against 50-57% with tiles of 64, float16
+# 8004- to 30002-squares 61-77% against 55-69% (2026-11-26); float16 squares of 50-94 MiB 1.05x-1.12x on 7 of 7, of
+# 41-47 MiB 0.92x-0.99x, then 1.06x over 10 of 52-94 MiB on a seed drawn after (0.98x-1.12x; 2026-12-04); only where
+# rows move in words of LARGE_SQUARE_WORD bytes or more: with rows of
+# 2-byte words the 128-tiles spill (255 registers; float16 odd sides 25-26% of the copy against 58-60% with 64, int8
+# sides two off a word 0.81x-0.85x; H200, 2026-12-04; docs/inplace.md)
+LARGE_SQUARE_FROM = {1: 100 << 20, 2: 48 << 20}
 LARGE_SQUARE_TILES = {1: (128, 4), 2: (128, 4)}
+LARGE_SQUARE_WORD = 4
+# ... and byte squares from MID_BYTES_TWO_WARPS below that, split, whose rows move in words of 4 bytes or more: 2
+# warps (int8 squares of 40-88 MiB 1.06x over 11, 0.97x-1.12x; of 11-27 MiB 0.90x-0.98x; rows of 2-byte words
+# 0.80x-0.83x; on a seed drawn after, 1.06x over 8 of 41-84 MiB, 0.99x-1.09x; H200, 2026-12-04, docs/inplace.md)
+MID_BYTES_TWO_WARPS = 32 << 20
 # 16-byte elements in 8-byte words move their tiles as rows of words (transpose_square_inplace FLAT): complex128
 # 8192^2 at 89.6% of the copy against 84.2% for the 3-D tiles, 8191^2 at 86.8% against 61% (H200, docs/inplace.md)
 FLAT_PAIRS = True
-# sides whose rows are not whole 4-byte words, of 1- and 2-byte elements: tiles read through aligned 4-byte words
-# (transpose_square_funnel), (block, warps) per element size: on an H200 four int8 16383-squares at 50% of the copy
-# against 40% element by element, int8 8191-squares 62% against 51%, float16 16383-, 8191- and 4095-squares 70%, 74%
-# and 76% against 63%, 67% and 72% (2026-11-23, docs/inplace.md)
+# odd sides of 1- and 2-byte elements: tiles read through aligned 4-byte words (transpose_square_funnel), (block,
+# warps) per element size: on an H200 four int8 16383-squares at 50% of the copy against 40% element by element,
+# int8 8191-squares 62% against 51%, float16 16383-, 8191- and 4095-squares 70%, 74% and 76% against 63%, 67% and 72%
+# (2026-11-23, docs/inplace.md). Sides of bytes two off a whole word take it from FUNNEL_TWO_OFF_FROM; below, the
+# split kernel's 2-byte words both ways, which halve the funnel's byte stores, ran ahead on all 5 int8 squares of
+# 31-80 MiB (1.04x-1.10x) and all 8 of 9-60 MiB on a seed drawn after (1.08x-1.24x), level from 160 MiB (0.99x over
+# 14, 0.96x-1.02x; H200, 2026-12-04, docs/inplace.md)
 FUNNEL_DEFAULTS = {1: (64, 4), 2: (64, 2)}
+FUNNEL_TWO_OFF_FROM = 100 << 20
+# ... but launches of FUNNEL_SPLIT_WHEN_WIDE-byte elements whose offsets take 64 bits (WIDE: 2 GiB or more) take the
+# split kernel: the funnel's 2-warp program for 2-byte elements then needs 254 registers and spills (240 below);
+# float16 squares of odd sides 33025-39897 ran at 55.7-57.9% of the copy split against 48.2-49.3% (1.17x over 8 of
+# two seeds; the funnel on 8 warps 54.5-55.5%; H200, 2026-12-04, docs/inplace.md)
+FUNNEL_SPLIT_WHEN_WIDE = {2}
 # squares of TWO_WARPS_FROM[itemsize] bytes or more take 2 warps, whatever the table above says: on random squares of
 # four seeds (H200, 2026-12-03, docs/inplace.md) 16-byte squares ran at 1.013x in geometric mean on 2 warps against 4
 # (0.995x-1.023x, 40 squares), 4-byte ones of 100 MiB or more at 1.028x (0.989x-1.071x, 35 squares; float32 9148^2
@@ -91,11 +108,16 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
                               pair_group(n, row_stride, itemsize) if group is None else group)
     unaligned = n % 16 != 0
     split = SPLIT_PAIRS and unaligned if split is None else split
+    align = (side_alignment(n) if align is None else align) if split else 1
     defaults = SQUARE_UNALIGNED if unaligned else SQUARE_DEFAULTS
-    if split and itemsize in LARGE_SQUARE_TILES and n * n * itemsize >= LARGE_SQUARE_BYTES:
+    square_bytes = n * n * itemsize
+    if (split and itemsize in LARGE_SQUARE_TILES and square_bytes >= LARGE_SQUARE_FROM[itemsize]
+            and align * itemsize >= LARGE_SQUARE_WORD):
         defaults = LARGE_SQUARE_TILES
     default_block, default_warps = defaults[itemsize]
-    if n * n * itemsize >= TWO_WARPS_FROM.get(itemsize, math.inf):
+    if split and itemsize == 1 and align >= 4 and MID_BYTES_TWO_WARPS <= square_bytes < LARGE_SQUARE_FROM[1]:
+        default_warps = 2
+    if square_bytes >= TWO_WARPS_FROM.get(itemsize, math.inf):
         default_warps = 2
     block, num_warps = block or default_block, num_warps or default_warps
     if group is None:
@@ -106,7 +128,6 @@ def square_launch(batch: int, n: int, itemsize: int, word: int, block: int | Non
     flat = FLAT_PAIRS and words == 2 if flat is None else flat
     if readdress is None:  # where accesses are one element wide: rows not whole 16-byte runs, or the masked edge
         readdress = (n * itemsize) % 16 != 0 or (split and not flat)
-    align = (side_alignment(n) if align is None else align) if split else 1
     if n % align:
         raise ValueError(f"square_launch: align {align} does not divide the side {n}")
     return Launch(kernels.transpose_square_inplace, batch * _pair_slots(tiles, group),
@@ -151,15 +172,22 @@ def square_word(itemsize: int, ptr: int) -> int:
 
 def square_funnel(n: int, itemsize: int, align: int) -> int:
     """The word (4) through which transpose_square_funnel reads squares of side n whose bases are all aligned to
-    `align` bytes, or 0 where transpose_square_inplace moves them (rows of whole words, elements of 4 bytes or
-    more, or bases that are not word-aligned)."""
-    return 4 if itemsize in FUNNEL_DEFAULTS and (n * itemsize) % 4 and align % 4 == 0 else 0
+    `align` bytes, or 0 where transpose_square_inplace moves them (rows of whole words; bytes two off a word in
+    squares under FUNNEL_TWO_OFF_FROM, whose rows start at whole pairs; elements of 4 bytes or more; bases that
+    are not word-aligned)."""
+    if itemsize not in FUNNEL_DEFAULTS or (n * itemsize) % 4 == 0 or align % 4:
+        return 0
+    return 4 if n % 2 or n * n * itemsize >= FUNNEL_TWO_OFF_FROM else 0
 
 
 def square_default(batch: int, n: int, itemsize: int, align: int, across: int = 0) -> Launch:
     """The square launch with the default settings for squares whose bases are all aligned to `align` bytes."""
-    return square_launch(batch, n, itemsize, square_word(itemsize, align), across=across,
-                         funnel=square_funnel(n, itemsize, align))
+    from .plan import WIDE_FROM
+
+    funnel = square_funnel(n, itemsize, align)
+    if funnel and itemsize in FUNNEL_SPLIT_WHEN_WIDE and batch * n * n * itemsize + 2 * funnel >= WIDE_FROM:
+        funnel = 0
+    return square_launch(batch, n, itemsize, square_word(itemsize, align), across=across, funnel=funnel)
 
 
 def run_square(x: ArrayView, batch: int, n: int) -> None:
