@@ -248,6 +248,7 @@ def section_inplace() -> int:
     bad += wrong_in_place(squares, "square, pairs in blocks")
     engine_inplace.PAIR_GROUP_FROM, engine_inplace.PAIR_GROUP_FROM_ELSE = group_rule
     engine_inplace.square_launch.cache_clear()
+    bad += section_inplace_rules()
 
     from cornerturn.engine import rectangular
 
@@ -291,6 +292,30 @@ def section_inplace() -> int:
     bad += wrong_in_place([(403, 1209), (2, 806, 1209), (1004, 1001), (1001, 1004), (2011, 1001)],
                           "odd squares in forms")
     rectangular.SMALL_BYTES = 16 << 20
+    return bad
+
+
+def section_inplace_rules() -> int:
+    """The size rules for 1- and 2-byte squares made to take the small squares of section_inplace: 64-bit offsets
+    everywhere (odd 2-byte sides then split instead of the funnel), tiles of 128 for every split 2-byte square,
+    2 warps for split byte squares in whole words, and the funnel for bytes two off a word."""
+    from cornerturn.engine import inplace as engine_inplace
+
+    squares = [(2, 70, 70), (2, 201, 201), (1001, 1001), (2, 515, 515), (3001, 3001), (2, 300, 300), (1000, 1000),
+               (1002, 1002)]
+    saved = (engine_plan.WIDE_FROM, engine_inplace.LARGE_SQUARE_FROM, engine_inplace.MID_BYTES_TWO_WARPS,
+             engine_inplace.FUNNEL_TWO_OFF_FROM)
+    bad = 0
+    for two_off_from in (1 << 62, 0):  # bytes two off a word split, then through the funnel
+        engine_plan.WIDE_FROM = 0
+        engine_inplace.LARGE_SQUARE_FROM = {1: 1 << 62, 2: 0}
+        engine_inplace.MID_BYTES_TWO_WARPS, engine_inplace.FUNNEL_TWO_OFF_FROM = 0, two_off_from
+        engine_inplace.square_launch.cache_clear()
+        bad += wrong_in_place(squares, f"square, byte rules forced ({two_off_from})",
+                              (torch.int8, torch.float16, torch.bfloat16))
+    (engine_plan.WIDE_FROM, engine_inplace.LARGE_SQUARE_FROM, engine_inplace.MID_BYTES_TWO_WARPS,
+     engine_inplace.FUNNEL_TWO_OFF_FROM) = saved
+    engine_inplace.square_launch.cache_clear()
     return bad
 
 
@@ -398,6 +423,7 @@ def section_permute() -> int:
 
 SECTIONS = {"transposes": section_transposes, "words": section_words, "narrow": section_narrow,
             "split": section_split, "gather": section_gather, "inplace": section_inplace,
+            "inplace_rules": section_inplace_rules,
             "permute": section_permute}
 
 chosen = sys.argv[1:] or list(SECTIONS)
