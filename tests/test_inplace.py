@@ -144,6 +144,45 @@ def test_large_split_squares_of_bytes_take_tiles_of_128():
     assert square_default(1, 34349, 2, 16).constexprs["BLOCK"] == 64
 
 
+@pytest.mark.parametrize("dtype, shape, two_off_from", [
+    (np.int8, (2, 70, 70), 1 << 62),  # bytes two off a word in 2-byte words (split)
+    (np.int8, (2, 70, 70), 0),  # ... and through the funnel
+    (np.int8, (300, 300), 1 << 62),  # bytes in whole words, 2 warps
+    (np.float16, (2, 33, 33), 1 << 62),  # odd 2-byte sides with 64-bit offsets: split, not the funnel
+    (np.float16, (270, 270), 1 << 62),  # 2-byte split squares in tiles of 128 (an inner pair unmasked)
+], ids=str)
+def test_gpu_square_size_rules_forced_in_the_interpreter(dtype, shape, two_off_from, monkeypatch, rng):
+    """The size rules for 1- and 2-byte squares, made to take small squares (64-bit offsets everywhere, tiles of 128
+    for every split 2-byte square, 2 warps for split byte squares in whole words): the launches square_default then
+    builds are bit-exact."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from cornerturn.engine import inplace, plan
+
+    monkeypatch.setattr(plan, "WIDE_FROM", 0)
+    monkeypatch.setattr(inplace, "LARGE_SQUARE_FROM", {1: 1 << 62, 2: 0})
+    monkeypatch.setattr(inplace, "MID_BYTES_TWO_WARPS", 0)
+    monkeypatch.setattr(inplace, "FUNNEL_TWO_OFF_FROM", two_off_from)
+    inplace.square_launch.cache_clear()
+    try:
+        n, count = shape[-1], int(np.prod(shape[:-2], dtype=np.int64))
+        launch = inplace.square_default(count, n, np.dtype(dtype).itemsize, 256)
+    finally:
+        inplace.square_launch.cache_clear()
+    funnel = launch.kernel.fn.__name__ == "transpose_square_funnel"
+    assert launch.constexprs["WIDE"] and funnel == (n % 2 == 1 and dtype == np.int8 or two_off_from == 0)
+    if not funnel:
+        assert launch.constexprs["BLOCK"] == (128 if dtype == np.float16 and n % 2 == 0 else 64)
+        assert launch.num_warps == (2 if dtype == np.int8 and n % 4 == 0 else 4)
+    x = random_bits(shape, dtype, rng)
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
+    buffer = np.zeros(-(-x.nbytes // 8) * 8, np.uint8)
+    buffer[:x.nbytes] = x.reshape(-1).view(np.uint8)
+    word = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[launch.word]
+    launch.run_tensors(*[torch.from_numpy(buffer.view(word))] * 2)
+    assert_bits_equal(buffer[:x.nbytes].view(dtype).reshape(want.shape), want)
+
+
 def test_mid_sized_byte_squares_in_words_take_two_warps():
     pytest.importorskip("triton")
     from cornerturn.engine.inplace import square_launch
