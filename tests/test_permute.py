@@ -1243,6 +1243,24 @@ def test_narrow_runs_rule():
         assert plan(p).name == method, (run, dtype)
 
 
+@pytest.mark.parametrize("balanced", [True, False])
+def test_runs_in_balanced_tiles(balanced, rng, monkeypatch):
+    """The runs kernel's tiles cut each extent into tiles of equal size (run_tiles, worked by hand); bit for bit into
+    a poisoned output either way, on extents that leave a ragged tile of 16 (18 = 16 + 2, 35 = 2 x 16 + 3)."""
+    from cornerturn.cpu import permute as cpu_permute
+
+    assert cpu_permute.run_tiles(18, 15717) == (9, 16) and cpu_permute.run_tiles(35, 16) == (12, 16)
+    assert cpu_permute.run_tiles(13, 1) == (13, 1) and cpu_permute.run_tiles(0, 33) == (1, 11)
+    monkeypatch.setattr(cpu_permute, "RUN_TILES_BALANCED", balanced)
+    assert cpu_permute.run_tiles(18, 17) == ((9, 9) if balanced else (16, 16))
+    for shape, axes in (((35, 18, 17), (1, 0, 2)), ((3, 35, 4, 18, 20), (3, 0, 1, 2, 4))):
+        x = random_bits(shape, np.float32, rng)
+        assert cornerturn.plan(x.shape, x.dtype, axes=axes).method == "runs"
+        out = poisoned(reference(x, axes).shape, np.float32)
+        cornerturn.permute_dims(x, axes, out=out)
+        assert_bits_equal(out, reference(x, axes))
+
+
 @pytest.mark.parametrize("run", [70000, 70001])
 def test_long_runs_in_pieces(run, rng):
     """Six runs of about 70 KB (words of 8 bytes, then of 1): one tile of the runs kernel, so each run is cut into
