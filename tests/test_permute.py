@@ -1229,16 +1229,17 @@ def test_plane_run_by_hand():
 
 
 def test_narrow_runs_rule():
-    """Units contiguous on both sides that are not one host word: runs from NARROW_RUN_BYTES (16) where the widest
-    word dividing the unit and the strides is under 8 bytes, else from RUN_BYTES (64); shorter ones the table kernel.
-    Worked by hand: uint8 runs of 59 bytes (1-byte words), int16 of 18 (2-byte words), float32 of 44 (4-byte words)
-    take runs; int16 of 24 and float32 of 32 (8-byte words) and float32 of 12 keep the tiles; 8-byte words of 64
-    bytes take runs."""
+    """Units contiguous on both sides that are not one host word: runs from NARROW_RUN_BYTES (16), except 16 bytes
+    in 8-byte words (one host word of the plane's); shorter ones the table kernel. Worked by hand: uint8 runs of 59
+    bytes (1-byte words), int16 of 18 (2-byte words), float32 of 44 (4-byte words), int16 of 24 and float32 of 32
+    (8-byte words) take runs; float32 of 12 keeps the tiles, float32 and float64 of 16 (8-byte words) the plane;
+    8-byte words of 64 bytes take runs."""
     from cornerturn.cpu.permute import plan
 
     for run, dtype, method in [(59, np.uint8, "runs"), (9, np.int16, "runs"), (11, np.float32, "runs"),
-                               (12, np.int16, "permute-tiles"), (8, np.float32, "permute-tiles"),
-                               (3, np.float32, "permute-tiles"), (16, np.float32, "runs")]:
+                               (12, np.int16, "runs"), (8, np.float32, "runs"), (3, np.float32, "permute-tiles"),
+                               (4, np.float32, "permute-plane"), (2, np.float64, "permute-plane"),
+                               (16, np.float32, "runs")]:
         p = canon((100, 50, run), (1, 0, 2), itemsize=np.dtype(dtype).itemsize)
         assert plan(p).name == method, (run, dtype)
 
@@ -1343,7 +1344,7 @@ def test_streamed_runs(dtype, shape, axes, view, lead, want, rng, monkeypatch):
         words = np.zeros(8 * run, {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.complex128}[16 // per])
         inner, outer = np.array([0, run], np.int64), np.array([0, 2 * run], np.int64)
         assert_streams(factory(vectors, per).py_func, words, np.zeros_like(words), run, inner, inner, outer, outer,
-                       2, 2, 1)
+                       2, 2, 2, 1)
 
 
 def test_plane_shape_validates():

@@ -6,8 +6,9 @@ from a table, consecutive in the input), for one index of every other axis, in m
 compile-time constants, or for words of 1 to 4 bytes in blocks transposed in vector registers; the innermost loop
 reads no table. Where the output's innermost axis has fewer than PLANE_MIN_A elements, a is the next output axis and
 each step along it moves that short axis whole (its extent a compile-time constant too).
-permute-tiles (units that are not one host word, such as 6 or 24 bytes): both sides of the tile from tables.
-runs (a unit contiguous on both sides of RUN_BYTES or more, or of NARROW_RUN_BYTES or more in words under 8 bytes):
+permute-tiles (units under NARROW_RUN_BYTES that are not one host word, such as 6 or 12 bytes): both sides of the
+tile from tables.
+runs (a unit contiguous on both sides of RUN_BYTES or more, or of NARROW_RUN_BYTES or more that is not one host word):
 tiles of runs, B's runs against the output's next axis, each run copied whole (one memcpy, of a constant length
 inline where runs are short). Every index is unsigned, so Numba adds no negative-index fix-up to the loops. Tasks
 are shared among threads (prange). Small requests go to NumPy.
@@ -36,12 +37,15 @@ from .vectors import block_rows, block_side
 BLOCK, MICRO, SIDE_WORDS = 32, 8, 16
 # Runs contiguous on both sides of at least RUN_BYTES are copied whole, up to RUN_TILE x RUN_TILE runs a tile
 RUN_BYTES, RUN_TILE = 64, 16
-# ... and so are runs of NARROW_RUN_BYTES or more that are not one host word, where the widest word dividing the run
-# and the strides is under 8 bytes (the table kernel would move them in 1-, 2- or 4-byte words). Against the table
-# kernel on 30 cases with such runs (2-core Intel Xeon, 2026-11-25, docs/permute.md): 1-byte words 3.9x-8.5x (9
-# cases), 2-byte 1.1x-4.5x (6; runs of 14 bytes 0.90x, 2), 4-byte 1.1x-2.2x (5); 8-byte words 0.72x-1.31x (8), so
-# those keep the table kernel under RUN_BYTES. On 20 fresh cases the 14 it moves ran 1.11x-5.53x.
-NARROW_RUN_BYTES = 16
+# ... and so are runs of NARROW_RUN_BYTES or more that are not one host word: where the widest word dividing the run
+# and the strides is under 8 bytes (the table kernel would move them in 1-, 2- or 4-byte words), or longer than
+# PLANE_UNIT_BYTES in 8-byte words. Against the table kernel on 30 cases with such runs (2-core Intel Xeon,
+# 2026-11-25, docs/permute.md): 1-byte words 3.9x-8.5x (9 cases), 2-byte 1.1x-4.5x (6; runs of 14 bytes 0.90x, 2),
+# 4-byte 1.1x-2.2x (5); on 20 fresh cases the 14 it moves ran 1.11x-5.53x. 8-byte words read 0.72x-1.31x (8) then;
+# since runs of up to 256 B copy with a constant length, runs of 24-56 B in 8-byte words ran at 1.31x-3.13x (13) and
+# 1.46x-3.49x (16 of a seed drawn after; torch ahead of the tables on 10, of the runs on none), 16-byte ones, which
+# the plane moves as one word, 0.85x-1.10x (3; 2-core AMD EPYC, 2026-12-04, docs/permute.md)
+NARROW_RUN_BYTES, PLANE_UNIT_BYTES = 16, 16
 # Where the runs kernel's tiles give fewer than RUN_TASKS_PER_THREAD tasks a thread, each run is cut into pieces (of
 # RUN_PIECE_MIN bytes or more) that tasks share: float32 11x6x73x340x19 by (1,0,2,3,4), six runs of 1.9 MB, was one
 # task on one thread (docs/permute.md)
@@ -149,7 +153,8 @@ def plan(perm: Permutation) -> PermutePlan:
     unit, word = element_bytes(perm), widest_word(perm)
     # a unit of NARROW_RUN_BYTES or more is never one host word of the plane's (16 bytes dividing every stride would
     # make `word` 8), so the two kinds of runs go first together
-    if unit >= RUN_BYTES or (unit >= NARROW_RUN_BYTES and unit != perm.itemsize and word < 8):
+    if unit >= RUN_BYTES or (unit >= NARROW_RUN_BYTES and unit != perm.itemsize
+                             and (word < 8 or unit > PLANE_UNIT_BYTES)):
         # A is the unit alone: one run a row of the output
         streamed = ", streamed into an output at a 16-byte boundary" if streams_runs(perm) else ""
         return PermutePlan("runs", f"runs of {unit} B contiguous on both sides ({word}-byte words), tiles of "
