@@ -1,5 +1,6 @@
 """Probe: units contiguous on both sides of 16 to 63 bytes in 8-byte words, moved by the runs kernel (runs of constant
-length; NARROW_RUN_WORD_BELOW raised to 16) against the table kernel they take now, and torch's copy of the permuted
+length; permute.PLANE_UNIT_BYTES 16, the planner's rule) against the table kernel they took before (PLANE_UNIT_BYTES
+64), and torch's copy of the permuted
 view, on random permutations of the permute suite's kind (from SEED); each result bit for bit against NumPy into a
 poisoned output; medians of 3 in 3 interleaved rounds, against np.copyto.
 
@@ -39,8 +40,8 @@ def median_time(f, n: int = 3) -> float:
 
 
 def use(below: int) -> None:
-    """The planner's limit set, and the plans cached under the other one dropped."""
-    cpu_permute.NARROW_RUN_WORD_BELOW = below
+    """The runs kernel for 8-byte words (16) or not (8), and the plans cached under the other dropped."""
+    cpu_permute.PLANE_UNIT_BYTES = 16 if below == 16 else 64
     api._backend_plan.cache_clear()
     api._cached_plan.cache_clear()
     api._NUMPY_PLANS.clear()
@@ -66,7 +67,7 @@ def measure(case, word: np.dtype, rng: np.random.Generator) -> dict:
             use(below)
             times.setdefault(below, []).append(median_time(lambda: cornerturn.permute_dims(x, case.axes, out=out)))
         times.setdefault("torch", []).append(median_time(lambda: target.copy_(source)))
-    use(8)
+    use(16)
     return {k: sorted(v)[1] for k, v in times.items()}
 
 
@@ -90,10 +91,11 @@ def main() -> None:
             unit = element_bytes(perm)
             if not (low <= unit < 64 and unit != perm.itemsize and widest_word(perm) == 8):
                 continue
+            use(8)
             before = cpu_permute.plan(perm).name
-            cpu_permute.NARROW_RUN_WORD_BELOW = 16
-            assert cpu_permute.plan(perm).name == "runs"
-            cpu_permute.NARROW_RUN_WORD_BELOW = 8
+            use(16)
+            if cpu_permute.plan(perm).name != "runs":
+                continue
             m = measure(case, word, rng)
             row = {"case": f"{case.dtype} {'x'.join(map(str, case.shape))} {case.axes}", "unit": unit,
                    "before": before, "speedup": m[8] / m[16], "vs_torch": m["torch"] / m[16],
