@@ -1116,7 +1116,8 @@ def test_permute_dims_random(case):
     ((6, 7, 9, 5, 10), (2, 0, 4, 1, 3), np.int64, "permute-plane"),  # the output's innermost axis: 5 elements
     ((7, 5, 9, 40), (3, 1, 2, 0), np.uint8, "permute-plane"), ((9, 40, 12, 3), (2, 0, 1, 3), np.int16, "permute-tiles"),
     ((9, 40, 10, 3), (1, 0, 2, 3), np.int16, "runs"),  # runs of 60 bytes in 4-byte words: NARROW_RUN_BYTES
-    ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "permute-tiles"),  # a 32-byte unit: words of the table kernel
+    ((4, 32, 30, 16), (0, 2, 1, 3), np.float16, "runs"),  # a 32-byte unit in 8-byte words: runs (PLANE_UNIT_BYTES)
+    ((4, 32, 30, 5), (0, 2, 1, 3), np.float16, "permute-tiles"),  # a 10-byte unit: words of the table kernel
     ((6, 20, 30, 40), (0, 2, 1, 3), np.float32, "runs"), ((33, 17, 5, 19), (1, 0, 2, 3), np.int16, "runs"),
     ((30, 20, 20), (1, 2, 0), np.complex128, None), ((6, 7, 8, 9, 10), (3, 0, 4, 1, 2), np.int64, "permute-plane"),
     ((9, 11, 13, 17), (3, 1, 0, 2), np.complex128, "permute-plane"),  # 16-byte units as one word
