@@ -151,8 +151,8 @@ def plan(perm: Permutation) -> PermutePlan:
     if perm.elements < NUMPY_MAX_ELEMENTS:
         return PermutePlan("numpy", f"{perm.elements} elements: NumPy's strided copy", perm, None)
     unit, word = element_bytes(perm), widest_word(perm)
-    # a unit of NARROW_RUN_BYTES or more is never one host word of the plane's (16 bytes dividing every stride would
-    # make `word` 8), so the two kinds of runs go first together
+    # the only unit of NARROW_RUN_BYTES or more that is one host word of the plane's is PLANE_UNIT_BYTES in 8-byte
+    # words (16 bytes dividing every stride make `word` 8), so the two kinds of runs go first together
     if unit >= RUN_BYTES or (unit >= NARROW_RUN_BYTES and unit != perm.itemsize
                              and (word < 8 or unit > PLANE_UNIT_BYTES)):
         # A is the unit alone: one run a row of the output
@@ -366,10 +366,10 @@ def _runs_kernel(move, finish, granule: int):
     multiples of `granule` words, and calls finish() at each task's end."""
 
     @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out, run, in_b, out_b, in_r, out_r, n1, tile_b, tile, pieces):
+    def kernel(x, out, run, in_b, out_b, in_r, out_r, n1, tile_b, tile_r, pieces):
         nb = in_b.size
         tiles_b = (nb + tile_b - 1) // tile_b
-        tiles_r = (n1 + tile - 1) // tile
+        tiles_r = (n1 + tile_r - 1) // tile_r
         per = tiles_b * tiles_r
         units = run // granule
         for t in prange(in_r.size // n1 * per * pieces):
@@ -378,8 +378,8 @@ def _runs_kernel(move, finish, granule: int):
             o = u // per
             u = u - o * per
             ib = u // tiles_r
-            r0 = o * n1 + (u - ib * tiles_r) * tile
-            r1 = min(r0 + tile, o * n1 + n1)
+            r0 = o * n1 + (u - ib * tiles_r) * tile_r
+            r1 = min(r0 + tile_r, o * n1 + n1)
             k0 = uint64(units * piece // pieces * granule)
             count = uint64(units * (piece + 1) // pieces * granule) - k0
             for b in range(ib * tile_b, min(ib * tile_b + tile_b, nb)):

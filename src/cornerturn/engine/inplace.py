@@ -22,9 +22,9 @@ SPLIT_PAIRS = True
 # or 256 bytes); on an H200 int8 11364- to 20004-squares at 61-64% of the copy against 50-57% with tiles of 64, float16
 # 8004- to 30002-squares 61-77% against 55-69% (2026-11-26); float16 squares of 50-94 MiB 1.05x-1.12x on 7 of 7, of
 # 41-47 MiB 0.92x-0.99x, then 1.06x over 10 of 52-94 MiB on a seed drawn after (0.98x-1.12x; 2026-12-04); only where
-# rows move in words of LARGE_SQUARE_WORD bytes or more: with rows of
-# 2-byte words the 128-tiles spill (255 registers; float16 odd sides 25-26% of the copy against 58-60% with 64, int8
-# sides two off a word 0.81x-0.85x; H200, 2026-12-04; docs/inplace.md)
+# rows move in words of LARGE_SQUARE_WORD bytes or more: with rows of 2-byte words the 128-tiles spill (255
+# registers; float16 odd sides 25-26% of the copy against 58-60% with 64, int8 sides two off a word 0.81x-0.85x;
+# H200, 2026-12-04; docs/inplace.md)
 LARGE_SQUARE_FROM = {1: 100 << 20, 2: 48 << 20}
 LARGE_SQUARE_TILES = {1: (128, 4), 2: (128, 4)}
 LARGE_SQUARE_WORD = 4
@@ -149,16 +149,23 @@ def side_alignment(n: int) -> int:
     return power if 0 < power < 16 else 1
 
 
+def funnel_wide(batch: int, n: int, itemsize: int, word: int) -> bool:
+    """Whether transpose_square_funnel computes the offsets of `batch` squares of side n in 64 bits (its reads reach
+    up to two words past the last element)."""
+    from .plan import WIDE_FROM
+
+    return batch * n * n * itemsize + 2 * word >= WIDE_FROM
+
+
 def _funnel_launch(batch: int, n: int, itemsize: int, word: int, block: int | None, num_warps: int | None,
                    across: int, group: int) -> Launch:
     from . import kernels
-    from .plan import WIDE_FROM
 
     default_block, default_warps = FUNNEL_DEFAULTS.get(itemsize, (64, 4))  # (4-byte elements: not a default)
     block, num_warps = block or default_block, num_warps or default_warps
     tiles = math.ceil(n / block)
     row_stride = across * n if across else n
-    wide = batch * n * n * itemsize + 2 * word >= WIDE_FROM
+    wide = funnel_wide(batch, n, itemsize, word)
     return Launch(kernels.transpose_square_funnel, batch * _pair_slots(tiles, group),
                   (n, n * row_stride, tiles, row_stride, max(1, across)),
                   {"BLOCK": block, "ITEM": itemsize, "WORD": word, "WIDE": wide,
@@ -182,10 +189,8 @@ def square_funnel(n: int, itemsize: int, align: int) -> int:
 
 def square_default(batch: int, n: int, itemsize: int, align: int, across: int = 0) -> Launch:
     """The square launch with the default settings for squares whose bases are all aligned to `align` bytes."""
-    from .plan import WIDE_FROM
-
     funnel = square_funnel(n, itemsize, align)
-    if funnel and itemsize in FUNNEL_SPLIT_WHEN_WIDE and batch * n * n * itemsize + 2 * funnel >= WIDE_FROM:
+    if funnel and itemsize in FUNNEL_SPLIT_WHEN_WIDE and funnel_wide(batch, n, itemsize, funnel):
         funnel = 0
     return square_launch(batch, n, itemsize, square_word(itemsize, align), across=across, funnel=funnel)
 
