@@ -1215,6 +1215,65 @@ def test_plane_vector_blocks(dtype, rng):
         assert_bits_equal(out, reference(view, axes))
 
 
+@pytest.mark.parametrize("share", [4, 0])
+@pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (6, 9, 40, 6)), (np.int16, (6, 9, 40, 6)),
+                                              (np.float32, (8, 9, 48, 3))], ids=["uint8", "int16", "float32"])
+def test_plane_blocks_of_fewer_neighbours(dtype, shape, share, monkeypatch, rng):
+    """B's run of input neighbours shorter than a vector block (6 bytes or int16s, 3 float32s; the output's innermost
+    axis is the next input axis): pieces of a quarter block or more move in blocks that store only their rows, the
+    rest (and the last pieces, whose rows' loads would run past x) element by element; tiles of 128 b's cut runs into
+    pieces of 2 and 4; the same with the plane's a reversed, and with x's last byte before a page that cannot be read
+    (so that a load past x stops the test); bit for bit into poisoned outputs, and as before with no such blocks
+    (share 0)."""
+    from cornerturn.cpu import permute as cpu_permute
+
+    monkeypatch.setattr(cpu_permute, "PLANE_SOME_SHARE", share)
+    x = random_bits(shape, dtype, rng)
+    axes = (1, 3, 0, 2)
+    edge, guard = _before_a_guard_page(x)
+    for view in (x, x[:, :, ::-1], edge):
+        sides = cpu_permute.plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
+        assert 0 < cpu_permute.plane_run(sides) == shape[3] < 16 // np.dtype(dtype).itemsize
+        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=view.strides).method == "permute-plane"
+        out = poisoned(reference(view, axes).shape, dtype)
+        cornerturn.permute_dims(view, axes, out=out)
+        assert_bits_equal(out, reference(view, axes))
+
+
+def _before_a_guard_page(x: np.ndarray):
+    """A copy of x whose last byte is the last of a page that a page no process may read follows (Linux; elsewhere x
+    itself), and the mapping that holds it: a load past x's end then stops the process instead of reading on."""
+    import ctypes
+    import mmap
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return x, None
+    pages = -(-x.nbytes // mmap.PAGESIZE) + 1
+    held = mmap.mmap(-1, pages * mmap.PAGESIZE)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(held))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(start + (pages - 1) * mmap.PAGESIZE, mmap.PAGESIZE, 0) == 0  # PROT_NONE
+    offset = (pages - 1) * mmap.PAGESIZE - x.nbytes
+    edge = np.frombuffer(held, np.uint8, x.nbytes, offset).view(x.dtype).reshape(x.shape)
+    edge[...] = x
+    return edge, held
+
+
+def test_rows_inside_by_hand():
+    """The test that keeps a block's loads inside x: rows of n words from src, `step` apart (a negative step wraps as
+    an unsigned one does in the kernel)."""
+    from cornerturn.cpu.permute import _rows_inside, plane_some_min
+
+    back = np.uint64(2**64 - 10)
+    assert _rows_inside(100, 70, 0, 3, 10, 8)  # rows at 70, 80, 90: the last ends at 98
+    assert not _rows_inside(100, 70, 0, 4, 10, 8)  # ... at 100: past x
+    assert _rows_inside(100, 90, 0, 4, back, 8)  # 90 down to 60
+    assert not _rows_inside(100, 93, 0, 2, back, 8)  # 93 + 8 > 100
+    assert [plane_some_min(n) for n in (16, 8, 4)] == [4, 2, 1]
+
+
 def test_plane_run_by_hand():
     """B's run of input neighbours: the chained prefix from a unit stride; none for 8-byte words, a short
     innermost output axis, or B's first axis not of unit stride."""

@@ -93,34 +93,64 @@ block = _block_intrinsic(False)
 block_stream = _block_intrinsic(True)
 
 
+def _rows_typer(x, rows) -> bool:
+    return (isinstance(x, types.Array) and isinstance(x.dtype, types.Integer) and isinstance(rows, types.Array)
+            and rows.dtype == types.int64)
+
+
+def _emit_block_rows(context, builder, signature, args, count=None) -> None:
+    """IR for block_rows (count None: every row stored) and block_rows_some (rows k < count only)."""
+    x_val, x_at, x_step, out_val, out_at, rows_val, first = args[:7]
+    bits = signature.args[0].dtype.bitwidth
+    n = 8 * VECTOR_BYTES // bits
+    byte = ir.IntType(8).as_pointer()
+    vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
+    src = context.make_array(signature.args[0])(context, builder, x_val).data
+    dst = builder.bitcast(context.make_array(signature.args[3])(context, builder, out_val).data, byte)
+    table = context.make_array(signature.args[5])(context, builder, rows_val).data
+    size = ir.Constant(out_at.type, bits // 8)
+    columns = _transposed(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step, n, bits)
+    for k, row in enumerate(columns):
+        if count is not None and k:
+            with builder.if_then(builder.icmp_signed("<", ir.Constant(count.type, k), count)):
+                _store_row(builder, table, first, k, out_at, size, dst, row, vector)
+        else:
+            _store_row(builder, table, first, k, out_at, size, dst, row, vector)
+
+
+def _store_row(builder, table, first, k, out_at, size, dst, row, vector) -> None:
+    offset = builder.load(builder.gep(table, [builder.add(first, ir.Constant(first.type, k))]))
+    at = builder.mul(builder.add(out_at, offset), size)
+    builder.store(row, builder.bitcast(builder.gep(dst, [at]), vector), align=1)
+
+
 @intrinsic
 def block_rows(typingctx, x, x_at, x_step, out, out_at, rows, first):
     """block_rows(x, x_at, x_step, out, out_at, rows, first): the n x n block at byte offset x_at of the integer
     array x (rows x_step bytes apart) transposed into the array out, its row k at element offset out_at + rows[first
     + k]: output rows placed by a table (int64, in elements), as permute-plane's B is."""
-    if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Integer) or x.dtype != out.dtype:
+    if not _rows_typer(x, rows) or x.dtype != out.dtype:
         return None
-    if not isinstance(rows, types.Array) or rows.dtype != types.int64:
-        return None
-    bits = x.dtype.bitwidth
-    n = 8 * VECTOR_BYTES // bits
 
     def codegen(context, builder, signature, args):
-        x_val, x_at, x_step, out_val, out_at, rows_val, first = args
-        byte = ir.IntType(8).as_pointer()
-        vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
-        src = context.make_array(signature.args[0])(context, builder, x_val).data
-        dst = builder.bitcast(context.make_array(signature.args[3])(context, builder, out_val).data, byte)
-        table = context.make_array(signature.args[5])(context, builder, rows_val).data
-        size = ir.Constant(out_at.type, bits // 8)
-        columns = _transposed(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step, n, bits)
-        for k, row in enumerate(columns):
-            offset = builder.load(builder.gep(table, [builder.add(first, ir.Constant(first.type, k))]))
-            at = builder.mul(builder.add(out_at, offset), size)
-            builder.store(row, builder.bitcast(builder.gep(dst, [at]), vector), align=1)
+        _emit_block_rows(context, builder, signature, args)
         return context.get_dummy_value()
 
     return types.void(x, x_at, x_step, out, out_at, rows, first), codegen
+
+
+@intrinsic
+def block_rows_some(typingctx, x, x_at, x_step, out, out_at, rows, first, count):
+    """block_rows for a block of `count` (int64, 1 to n) input neighbours: the loads read n elements a row all the
+    same (the caller sees that they lie inside x), and only output rows k < count are stored."""
+    if not _rows_typer(x, rows) or x.dtype != out.dtype or count != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        _emit_block_rows(context, builder, signature, args, args[7])
+        return context.get_dummy_value()
+
+    return types.void(x, x_at, x_step, out, out_at, rows, first, count), codegen
 
 
 def block_side(itemsize: int) -> int:
