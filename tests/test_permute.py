@@ -1240,6 +1240,38 @@ def test_plane_blocks_of_fewer_neighbours(dtype, shape, share, monkeypatch, rng)
         assert_bits_equal(out, reference(view, axes))
 
 
+@pytest.mark.parametrize("half", [True, False])
+@pytest.mark.parametrize(("shape", "run"), [((6, 4, 13, 300), 300), ((6, 4, 8, 300), 300), ((5, 4, 15, 301), 301),
+                                            ((40, 9, 13, 6), 6)], ids=["a13", "a8", "a15", "a13-run6"])
+def test_plane_half_blocks_of_bytes(shape, run, half, monkeypatch, rng):
+    """Planes of bytes whose side a is 8 to 15 (under a block of 16) move in blocks of 8 x 8 bytes: a of 13 (two
+    blocks that overlap), 8 (one) and 15, B one run of 300 or 301 bytes (tiles of 128 leave pieces of 44 and 45),
+    and B in runs of 6 (blocks that store only their rows); the plane's a reversed, and x's last byte before a page
+    that cannot be read; bit for bit into poisoned outputs, and as before with half blocks off."""
+    from cornerturn.cpu import permute as cpu_permute
+
+    monkeypatch.setattr(cpu_permute, "PLANE_HALF_BLOCKS", half)
+    x = random_bits(shape, np.uint8, rng)
+    axes = (1, 0, 3, 2)
+    edge, guard = _before_a_guard_page(x)
+    for view in (x, x[:, :, ::-1], edge):
+        sides = cpu_permute.plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
+        assert (sides.a.extent, cpu_permute.plane_run(sides)) == (shape[2], run)
+        assert cpu_permute.plane_block(1, sides.a.extent) == ((8, True) if half else (0, False))
+        out = poisoned(reference(view, axes).shape, np.uint8)
+        cornerturn.permute_dims(view, axes, out=out)
+        assert_bits_equal(out, reference(view, axes))
+
+
+def test_plane_block_by_hand():
+    """The plane's block side: 16 / word where a reaches it; half blocks (8) for bytes with a of 8-15; none below."""
+    from cornerturn.cpu.permute import plane_block
+
+    assert [plane_block(1, a) for a in (16, 15, 8, 7)] == [(16, False), (8, True), (8, True), (0, False)]
+    assert [plane_block(2, 8), plane_block(2, 7), plane_block(4, 4), plane_block(4, 3)] == [
+        (8, False), (0, False), (4, False), (0, False)]
+
+
 def _before_a_guard_page(x: np.ndarray):
     """A copy of x whose last byte is the last of a page that a page no process may read follows (Linux; elsewhere x
     itself), and the mapping that holds it: a load past x's end then stops the process instead of reading on."""

@@ -98,11 +98,12 @@ def _rows_typer(x, rows) -> bool:
             and rows.dtype == types.int64)
 
 
-def _emit_block_rows(context, builder, signature, args, count=None) -> None:
-    """IR for block_rows (count None: every row stored) and block_rows_some (rows k < count only)."""
+def _emit_block_rows(context, builder, signature, args, vector_bytes: int, count=None) -> None:
+    """IR for block_rows (count None: every row stored) and block_rows_some (rows k < count only), in rows of
+    `vector_bytes`."""
     x_val, x_at, x_step, out_val, out_at, rows_val, first = args[:7]
     bits = signature.args[0].dtype.bitwidth
-    n = 8 * VECTOR_BYTES // bits
+    n = 8 * vector_bytes // bits
     byte = ir.IntType(8).as_pointer()
     vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
     src = context.make_array(signature.args[0])(context, builder, x_val).data
@@ -124,33 +125,43 @@ def _store_row(builder, table, first, k, out_at, size, dst, row, vector) -> None
     builder.store(row, builder.bitcast(builder.gep(dst, [at]), vector), align=1)
 
 
-@intrinsic
-def block_rows(typingctx, x, x_at, x_step, out, out_at, rows, first):
-    """block_rows(x, x_at, x_step, out, out_at, rows, first): the n x n block at byte offset x_at of the integer
-    array x (rows x_step bytes apart) transposed into the array out, its row k at element offset out_at + rows[first
-    + k]: output rows placed by a table (int64, in elements), as permute-plane's B is."""
-    if not _rows_typer(x, rows) or x.dtype != out.dtype:
-        return None
+def _block_rows_intrinsics(vector_bytes: int):
+    """block_rows and block_rows_some for blocks whose rows are `vector_bytes` long (n = vector_bytes / x's element
+    size)."""
 
-    def codegen(context, builder, signature, args):
-        _emit_block_rows(context, builder, signature, args)
-        return context.get_dummy_value()
+    @intrinsic
+    def block_rows(typingctx, x, x_at, x_step, out, out_at, rows, first):
+        """block_rows(x, x_at, x_step, out, out_at, rows, first): the n x n block at byte offset x_at of the integer
+        array x (rows x_step bytes apart) transposed into the array out, its row k at element offset out_at +
+        rows[first + k]: output rows placed by a table (int64, in elements), as permute-plane's B is."""
+        if not _rows_typer(x, rows) or x.dtype != out.dtype:
+            return None
 
-    return types.void(x, x_at, x_step, out, out_at, rows, first), codegen
+        def codegen(context, builder, signature, args):
+            _emit_block_rows(context, builder, signature, args, vector_bytes)
+            return context.get_dummy_value()
+
+        return types.void(x, x_at, x_step, out, out_at, rows, first), codegen
+
+    @intrinsic
+    def block_rows_some(typingctx, x, x_at, x_step, out, out_at, rows, first, count):
+        """block_rows for a block of `count` (int64, 1 to n) input neighbours: the loads read n elements a row all
+        the same (the caller sees that they lie inside x), and only output rows k < count are stored."""
+        if not _rows_typer(x, rows) or x.dtype != out.dtype or count != types.int64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            _emit_block_rows(context, builder, signature, args, vector_bytes, args[7])
+            return context.get_dummy_value()
+
+        return types.void(x, x_at, x_step, out, out_at, rows, first, count), codegen
+
+    return block_rows, block_rows_some
 
 
-@intrinsic
-def block_rows_some(typingctx, x, x_at, x_step, out, out_at, rows, first, count):
-    """block_rows for a block of `count` (int64, 1 to n) input neighbours: the loads read n elements a row all the
-    same (the caller sees that they lie inside x), and only output rows k < count are stored."""
-    if not _rows_typer(x, rows) or x.dtype != out.dtype or count != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        _emit_block_rows(context, builder, signature, args, args[7])
-        return context.get_dummy_value()
-
-    return types.void(x, x_at, x_step, out, out_at, rows, first, count), codegen
+block_rows, block_rows_some = _block_rows_intrinsics(VECTOR_BYTES)
+# blocks of 8 x 8 bytes (rows of 8 bytes), for planes whose side along the output is under a block of 16 bytes
+half_rows, half_rows_some = _block_rows_intrinsics(VECTOR_BYTES // 2)
 
 
 def block_side(itemsize: int) -> int:
