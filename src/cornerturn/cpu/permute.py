@@ -390,19 +390,6 @@ def runs_kernel(words: int = 0):
 
 
 @functools.cache
-def looped_runs_kernel():
-    """runs_kernel's kernel with each run, or its piece, copied by a loop over its words (which the compiler turns
-    into vector moves) instead of a call to memcpy."""
-    return _runs_kernel(_copy_loop, _no_fence, 1)
-
-
-@numba.njit(inline="always", boundscheck=False, nogil=True)
-def _copy_loop(x, src, out, dst, count):
-    for k in range(count):
-        out[dst + uint64(k)] = x[src + uint64(k)]
-
-
-@functools.cache
 def streamed_runs_kernel(vectors: int, per: int):
     """runs_kernel's kernel for runs of whole 16-byte vectors (`per` words each) whose output offsets all lie at
     16-byte boundaries: each run, or its piece (whole vectors), copied in aligned non-temporal stores
@@ -512,7 +499,6 @@ def streams_runs(perm: Permutation) -> bool:
 
 
 STREAM_RUNS = True  # off: plain stores (for measuring)
-RUN_LOOP = False  # on: runs longer than RUN_INLINE_BYTES copied by a loop instead of a memcpy call each (for measuring)
 
 
 def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
@@ -546,8 +532,6 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         inline = pieces == 1 and in_a.size * word <= RUN_INLINE_BYTES
         if STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0:
             kernel = streamed_runs_kernel(in_a.size * word // STREAM_BYTES if inline else 0, STREAM_BYTES // word)
-        elif RUN_LOOP and not inline:
-            kernel = looped_runs_kernel()
         else:
             kernel = runs_kernel(in_a.size if inline else 0)
         kernel(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, tile_b, tile_r, pieces)
