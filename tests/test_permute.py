@@ -1272,6 +1272,40 @@ def test_plane_block_by_hand():
         (8, False), (0, False), (4, False), (0, False)]
 
 
+@pytest.mark.parametrize("on", [True, False])
+@pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (6, 5, 40, 30)), (np.uint8, (20, 5, 40, 6)),
+                                              (np.int16, (6, 3, 40, 30)), (np.float32, (20, 7, 12, 6))],
+                         ids=["uint8", "uint8-run6", "int16", "float32"])
+def test_plane_short_axis_in_gathered_blocks(dtype, shape, on, monkeypatch, rng):
+    """Planes whose output's innermost axis is short (3-7 elements) move in blocks along the output's contiguous index
+    j = a * ns + k, each block's rows gathered from a table of input offsets: B one run of 30 (blocks that overlap at
+    its end) or runs of 6 (blocks that store only their rows, for bytes), j of 200, 120 or 84 (the last block
+    overlapping); a reversed, the short axis reversed (negative offsets in the table), and x's last byte before a
+    page that cannot be read; bit for bit into poisoned outputs, and as before with the blocks off."""
+    from cornerturn.cpu import permute as cpu_permute
+
+    monkeypatch.setattr(cpu_permute, "PLANE_SHORT_BLOCKS", on)
+    x = random_bits(shape, dtype, rng)
+    axes = (0, 3, 2, 1)
+    edge, guard = _before_a_guard_page(x)
+    for view in (x, x[:, :, ::-1], x[:, ::-1], edge):
+        sides = cpu_permute.plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
+        assert sides.short.extent == shape[1] and sides.a.extent == shape[2]
+        assert cpu_permute.plane_run(sides) == (shape[3] if on else 0)
+        out = poisoned(reference(view, axes).shape, dtype)
+        cornerturn.permute_dims(view, axes, out=out)
+        assert_bits_equal(out, reference(view, axes))
+
+
+def test_short_rows_by_hand():
+    """The table of input offsets along j = a * ns + k: a * sa + k * ss, negative strides too."""
+    from cornerturn.cpu.permute import PlaneSides, short_rows
+    from cornerturn.tiling import Axis
+
+    sides = PlaneSides(1, Axis(3, 10, 3), (Axis(30, 1, 90),), (), Axis(2, -300, 1))
+    assert short_rows(sides).tolist() == [0, -300, 10, -290, 20, -280]
+
+
 def _before_a_guard_page(x: np.ndarray):
     """A copy of x whose last byte is the last of a page that a page no process may read follows (Linux; elsewhere x
     itself), and the mapping that holds it: a load past x's end then stops the process instead of reading on."""
@@ -1307,8 +1341,8 @@ def test_rows_inside_by_hand():
 
 
 def test_plane_run_by_hand():
-    """B's run of input neighbours: the chained prefix from a unit stride; none for 8-byte words, a short
-    innermost output axis, or B's first axis not of unit stride."""
+    """B's run of input neighbours: the chained prefix from a unit stride (a short innermost output axis too); none
+    for 8-byte words or B's first axis not of unit stride."""
     from cornerturn.cpu.permute import PlaneSides, plane_run
     from cornerturn.tiling import Axis
 
@@ -1316,7 +1350,7 @@ def test_plane_run_by_hand():
     assert plane_run(PlaneSides(1, a, (Axis(21, 1, 1480), Axis(37, 21, 40)), ())) == 777
     assert plane_run(PlaneSides(1, a, (Axis(20, 1, 270), Axis(9, 23, 30)), ())) == 20
     assert plane_run(PlaneSides(8, a, (Axis(21, 1, 1480),), ())) == 0
-    assert plane_run(PlaneSides(4, a, (Axis(21, 1, 1480),), (), Axis(3, 5000, 1))) == 0
+    assert plane_run(PlaneSides(4, a, (Axis(21, 1, 1480),), (), Axis(3, 5000, 1))) == 21  # blocks along a * 3 + k
     assert plane_run(PlaneSides(4, a, (Axis(21, 2, 1480),), ())) == 0
 
 

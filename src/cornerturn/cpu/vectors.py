@@ -43,9 +43,15 @@ def interleave_masks(n: int) -> tuple[list[int], list[int]]:
 def _transposed(builder: ir.IRBuilder, src, src_step, n: int, bits: int) -> list:
     """IR for n rows of n `bits`-bit elements loaded from byte pointer src (rows src_step bytes apart) and
     transposed: vector r holds column r."""
+    return _transposed_rows(builder, [builder.gep(src, [builder.mul(src_step, ir.Constant(src_step.type, k))])
+                                      for k in range(n)], n, bits)
+
+
+def _transposed_rows(builder: ir.IRBuilder, starts: list, n: int, bits: int) -> list:
+    """IR for n rows of n `bits`-bit elements loaded from the byte pointers `starts` and transposed: vector r holds
+    column r."""
     vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
-    rows = [builder.load(builder.bitcast(builder.gep(src, [builder.mul(src_step, ir.Constant(src_step.type, k))]),
-                                         vector), align=1) for k in range(n)]
+    rows = [builder.load(builder.bitcast(start, vector), align=1) for start in starts]
     low, high = (ir.Constant(ir.VectorType(ir.IntType(32), n), mask) for mask in interleave_masks(n))
     for _ in range(int(math.log2(n))):
         rows = [builder.shuffle_vector(rows[k], rows[k + n // 2], mask) for k in range(n // 2) for mask in (low, high)]
@@ -157,6 +163,59 @@ def _block_rows_intrinsics(vector_bytes: int):
         return types.void(x, x_at, x_step, out, out_at, rows, first, count), codegen
 
     return block_rows, block_rows_some
+
+
+def _emit_gathered_rows(context, builder, signature, args, count=None) -> None:
+    """IR for gathered_rows (count None: every output row stored) and gathered_rows_some."""
+    x_val, x_at, in_rows_val, in_first, out_val, out_at, out_rows_val, out_first = args[:8]
+    bits = signature.args[0].dtype.bitwidth
+    n = 8 * VECTOR_BYTES // bits
+    byte = ir.IntType(8).as_pointer()
+    vector = ir.VectorType(ir.IntType(bits), n).as_pointer()
+    size = ir.Constant(out_at.type, bits // 8)
+    src = builder.gep(builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte),
+                      [x_at])
+    in_rows = context.make_array(signature.args[2])(context, builder, in_rows_val).data
+    word = ir.Constant(ir.IntType(64), bits // 8)
+    starts = [builder.gep(src, [builder.mul(builder.load(builder.gep(
+        in_rows, [builder.add(in_first, ir.Constant(in_first.type, k))])), word)]) for k in range(n)]
+    dst = builder.bitcast(context.make_array(signature.args[4])(context, builder, out_val).data, byte)
+    table = context.make_array(signature.args[6])(context, builder, out_rows_val).data
+    for k, row in enumerate(_transposed_rows(builder, starts, n, bits)):
+        if count is not None and k:
+            with builder.if_then(builder.icmp_signed("<", ir.Constant(count.type, k), count)):
+                _store_row(builder, table, out_first, k, out_at, size, dst, row, vector)
+        else:
+            _store_row(builder, table, out_first, k, out_at, size, dst, row, vector)
+
+
+@intrinsic
+def gathered_rows(typingctx, x, x_at, in_rows, in_first, out, out_at, out_rows, out_first):
+    """gathered_rows(x, x_at, in_rows, in_first, out, out_at, out_rows, out_first): block_rows whose n input rows
+    lie where a table says: row k at byte offset x_at + in_rows[in_first + k] * x's element size (int64, negative
+    too), each n elements long; output row k at element offset out_at + out_rows[out_first + k]."""
+    if not (_rows_typer(x, in_rows) and _rows_typer(out, out_rows)) or x.dtype != out.dtype:
+        return None
+
+    def codegen(context, builder, signature, args):
+        _emit_gathered_rows(context, builder, signature, args)
+        return context.get_dummy_value()
+
+    return types.void(x, x_at, in_rows, in_first, out, out_at, out_rows, out_first), codegen
+
+
+@intrinsic
+def gathered_rows_some(typingctx, x, x_at, in_rows, in_first, out, out_at, out_rows, out_first, count):
+    """gathered_rows storing only output rows k < count (int64): a block of fewer than n input neighbours, whose
+    loads read n elements a row all the same (the caller sees that they lie inside x)."""
+    if not (_rows_typer(x, in_rows) and _rows_typer(out, out_rows)) or x.dtype != out.dtype or count != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        _emit_gathered_rows(context, builder, signature, args, args[8])
+        return context.get_dummy_value()
+
+    return types.void(x, x_at, in_rows, in_first, out, out_at, out_rows, out_first, count), codegen
 
 
 block_rows, block_rows_some = _block_rows_intrinsics(VECTOR_BYTES)
