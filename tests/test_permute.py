@@ -1264,24 +1264,28 @@ def test_plane_half_blocks_of_bytes(shape, run, half, monkeypatch, rng):
 
 
 def test_plane_block_by_hand():
-    """The plane's block side: 16 / word where a reaches it; half blocks (8) for bytes with a of 8-15; none below."""
+    """The plane's block side: 16 / word where a reaches it; half blocks (8) for bytes with a of 8-15 unless the
+    blocks are gathered; none below."""
     from cornerturn.cpu.permute import plane_block
 
     assert [plane_block(1, a) for a in (16, 15, 8, 7)] == [(16, False), (8, True), (8, True), (0, False)]
+    assert plane_block(1, 15, halves=False) == (0, False)  # gathered blocks (a short axis) are whole ones
     assert [plane_block(2, 8), plane_block(2, 7), plane_block(4, 4), plane_block(4, 3)] == [
         (8, False), (0, False), (4, False), (0, False)]
 
 
 @pytest.mark.parametrize("on", [True, False])
 @pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (6, 5, 40, 30)), (np.uint8, (20, 5, 40, 6)),
-                                              (np.int16, (6, 3, 40, 30)), (np.float32, (20, 7, 12, 6))],
-                         ids=["uint8", "uint8-run6", "int16", "float32"])
+                                              (np.uint8, (60, 3, 4, 30)), (np.int16, (6, 3, 40, 30)),
+                                              (np.float32, (20, 7, 12, 6))],
+                         ids=["uint8", "uint8-run6", "uint8-j12", "int16", "float32"])
 def test_plane_short_axis_in_gathered_blocks(dtype, shape, on, monkeypatch, rng):
     """Planes whose output's innermost axis is short (3-7 elements) move in blocks along the output's contiguous index
     j = a * ns + k, each block's rows gathered from a table of input offsets: B one run of 30 (blocks that overlap at
     its end) or runs of 6 (blocks that store only their rows, for bytes), j of 200, 120 or 84 (the last block
-    overlapping); a reversed, the short axis reversed (negative offsets in the table), and x's last byte before a
-    page that cannot be read; bit for bit into poisoned outputs, and as before with the blocks off."""
+    overlapping), or 12 bytes (under a block: element by element, no half blocks); a reversed, the short axis
+    reversed (negative offsets in the table), and x's last byte before a page that cannot be read; bit for bit into
+    poisoned outputs, and as before with the blocks off."""
     from cornerturn.cpu import permute as cpu_permute
 
     monkeypatch.setattr(cpu_permute, "PLANE_SHORT_BLOCKS", on)

@@ -228,14 +228,14 @@ def plane_some_min(side: int) -> int:
 PLANE_HALF_BLOCKS = True
 
 
-def plane_block(word: int, a: int) -> tuple[int, bool]:
+def plane_block(word: int, a: int, halves: bool = True) -> tuple[int, bool]:
     """The side of the plane's vector blocks for words of `word` bytes and a side a of `a` words, and whether they
-    are half blocks (rows of 8 bytes): block_side, or for bytes with a of 8 to 15 (PLANE_HALF_BLOCKS) 8; 0 where a
-    is under a block."""
+    are half blocks (rows of 8 bytes): block_side, or for bytes with a of 8 to 15 (PLANE_HALF_BLOCKS, where `halves`)
+    8; 0 where a is under a block."""
     side = block_side(word)
     if a >= side:
         return side, False
-    if PLANE_HALF_BLOCKS and word == 1 and a >= side // 2:
+    if PLANE_HALF_BLOCKS and halves and word == 1 and a >= side // 2:
         return side // 2, True
     return 0, False
 
@@ -580,11 +580,8 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         a, short = plan.sides.a, plan.sides.short
         run_b = plane_run(plan.sides)
         n = short.extent if short else 1
-        if short and run_b:  # blocks along j = a * n + k, whole blocks only
-            side, half = block_side(word), False
-            side = side if a.extent * n >= side else 0
-        else:
-            side, half = plane_block(word, a.extent) if run_b else (0, False)
+        # blocks along a, or along j = a * n + k where there is a short axis (gathered: whole blocks only)
+        side, half = plane_block(word, a.extent * n, halves=short is None) if run_b else (0, False)
         some = plane_some_min(side) if side else 0
         vector = side if run_b >= (some or side) else 0
         kernel = plane_kernel(shape.micro_a, shape.micro_b, n if n < PLANE_COMPILED_SHORT else 0, vector,
