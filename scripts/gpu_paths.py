@@ -211,11 +211,13 @@ def section_split() -> int:
 def section_gather() -> int:
     bad = 0
     # transpose_gather: batches of small matrices as one flat run (dividing by multiplying, and with 64-bit offsets by
-    # dividing), a partial last program, strided columns, 16-byte elements as two words; nothing past the output written
+    # dividing), a partial last program, strided columns, 16-byte elements as two words, 1- and 2-byte elements in their
+    # own words (engine.configs.short_rows); nothing past the output written
     from cornerturn.engine.configs import GatherConfig, word_size
 
     for dtype, shape in ((torch.float32, (1001, 5, 4)), (torch.float64, (333, 8, 34)), (torch.complex128, (257, 5, 5)),
-                         (torch.float32, (7, 3, 71)), (torch.int32, (3, 1, 2, 9))):
+                         (torch.float32, (7, 3, 71)), (torch.int32, (3, 1, 2, 9)), (torch.int8, (1001, 5, 7)),
+                         (torch.float16, (333, 3, 12)), (torch.uint8, (7, 29, 43))):
         base = torch.randint(-128, 127, (*shape[:-1], 2 * shape[-1] * torch.empty((), dtype=dtype).element_size()),
                              dtype=torch.int8, device="cuda").view(dtype)
         for x in (base[..., :shape[-1]], base[..., ::2]):

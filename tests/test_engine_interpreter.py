@@ -596,6 +596,44 @@ def test_skinny_rules_leave_the_rest(shape, size):
     assert skinny(_matrix(shape, size)) is None
 
 
+@pytest.mark.parametrize("shape, size, want", [
+    ((15780, 29, 174), 1, ("interleave64-w2", 4)),  # 44 words a row, read 256 a program before
+    ((61645, 4, 456), 1, ("interleave64-w2", 4)),  # 114 words, 512 before
+    ((12036, 3, 1240), 1, ("interleave256-w4", 4)),  # 310 words, 512 before
+    ((2457352, 2, 12), 2, ("gather1024-w4", 2)),  # 6 words: gathered, in 2-byte words
+    ((292361, 16, 36), 1, ("gather1024-w4", 1)),  # 9 words, in bytes
+    ((17304, 10, 187), 2, ("interleave64-w2", 4)),  # 94 words, 128 before
+    ((3, 5, 700001), 1, ("interleave128-w4", 4)),  # rows longer than the programs: as before
+    ((9864, 3, 127), 1, ("gather1024-w4", 1))])  # 32 words: gathered, at SHORT_ROWS_GATHER
+def test_short_rows_rule(shape, size, want, monkeypatch):
+    """Batches whose rows hold fewer words than the interleave's programs read: rows of up to SHORT_ROWS_GATHER words
+    gathered, in the elements' own words; up to 127 words in programs of 64 on 2 warps; longer in programs of 256
+    where the rule's were 512; rows as long as the programs keep them. Off (SHORT_ROWS), the rule's plan as before."""
+    from cornerturn.engine import configs
+
+    problem = _matrix(shape, size)
+    word, config, reason = skinny(problem)
+    assert (config.name, word) == want
+    monkeypatch.setattr(configs, "SHORT_ROWS", False)
+    assert isinstance(skinny(problem)[1], InterleaveConfig)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16], ids=lambda d: np.dtype(d).name)
+def test_short_rows_plans_hold_on_the_interpreter(dtype, rng):
+    """The short rows rule's plans on small batches of its shapes (the rule starts at 1 MiB): rows of 6-44 elements
+    gathered (2-byte ones in 2-byte words), programs of 64 words for 13 rows of 174 elements (byte outputs shifted into
+    place), of 256 for rows of 310 words; a batch of views whose columns are 2 elements apart; bit for bit into
+    poisoned outputs."""
+    size = np.dtype(dtype).itemsize
+    for shape, steps, name in (((40, 3, 6), None, "gather"), ((9, 16, 44), None, "gather"),
+                               ((5, 13, 174), None, "interleave64"), ((3, 3, 1240 // size), None, "interleave256"),
+                               ((7, 5, 22), (1, 1, 2), "gather")):
+        base, x = make(shape, dtype, rng, steps)
+        word, config, _ = skinny(_matrix((shape[0] * 100000,) + shape[1:], size))
+        assert config.name.startswith(name)
+        assert_bits_equal(run_engine(base, x, config, word), reference(x))
+
+
 def test_skinny_rules_plans_hold_on_the_interpreter(rng):
     """Each rule's configuration on a small matrix of its shape, bit-exact (the rules themselves start at 1 MiB)."""
     for shape, dtype in (((3, 2001), np.uint8), ((5, 1001), np.float16), ((4001, 3), np.uint8), ((901, 7), np.float16),

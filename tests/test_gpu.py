@@ -175,6 +175,29 @@ def test_skinny_byte_matrices_take_their_rules(gen):
     assert kinds == {"InterleaveConfig", "SplitConfig", "TileConfig", "WordsConfig"}
 
 
+def test_short_rows_batches_on_the_gpu(gen):
+    """Batches whose rows are shorter than the interleave's programs (engine.configs.short_rows): gathered rows of
+    6-88 bytes in bytes and 2-byte words, programs of 64 words (rows of 174 bytes, outputs shifted into place; 2-byte
+    rows of 187) and of 256 (rows of 1240 bytes); the planner's plan is the rule's, bit for bit against torch, and from
+    one element on (a start inside a word) too."""
+    from cornerturn import engine
+    from cornerturn.engine.configs import skinny
+    from cornerturn.problem import canonical
+
+    cases = [((200000, 2, 12), torch.int16, "gather"), ((60000, 16, 36), torch.uint8, "gather"),
+             ((30000, 4, 22), torch.float8_e4m3fn, "gather"), ((3000, 29, 174), torch.uint8, "interleave64"),
+             ((3000, 10, 187), torch.bfloat16, "interleave64"), ((2000, 3, 1240), torch.int8, "interleave256")]
+    for shape, dtype, name in cases:
+        x = rand_bits(shape, dtype, gen)
+        itemsize = x.element_size()
+        problem = canonical(tuple(x.shape), tuple(s * itemsize for s in x.stride()), itemsize)
+        plan = engine.choose(problem, DEV)
+        assert plan.config == skinny(problem)[1] and plan.config.name.startswith(name), (shape, plan.name)
+        assert same(cornerturn.transpose(x), x.transpose(-1, -2)), shape
+        y = x.reshape(-1)[1:1 + x.numel() - shape[-1] * shape[-2]].reshape(-1, *shape[1:])
+        assert same(cornerturn.transpose(y), y.transpose(-1, -2)), (shape, "offset")
+
+
 def test_square_in_place_on_the_gpu(gen):
     for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
         for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000), (2, 300, 300), (3, 130, 130)]:

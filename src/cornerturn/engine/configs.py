@@ -457,6 +457,30 @@ SKINNY_SIDE = 256  # a side shorter than this: the planner's table (sides of 256
 PAIRS_MIN_SIDE = 8
 
 
+# Batches of matrices whose rows hold fewer words than transpose_interleave's programs read along them (rows of 128-512
+# words; 15780 matrices of 29 x 174 bytes, 44 words a row, read 256 a program): rows of up to SHORT_ROWS_GATHER words
+# move in transpose_gather, rows under 128 words in programs of 64 words on 2 warps, longer ones in programs of 256
+# where the rule's were 512. On 40 random batches of 2-31 rows of 16-2,048 bytes (NVIDIA H200, 2026-12-04,
+# docs/engine.md, "Batches of short rows"), the plans before ran at 2-105% of the copy (torch 24-56%)
+SHORT_ROWS = True
+SHORT_ROWS_GATHER = 32
+
+
+def short_rows(problem: Problem, found: tuple[int, object, str]) -> tuple[int, object, str]:
+    """The skinny rule's interleave plan `found`, or where the matrices' rows hold fewer words than its programs read
+    (SHORT_ROWS), transpose_gather (rows of up to SHORT_ROWS_GATHER words) or narrower programs."""
+    config = found[1]
+    words = -(-problem.cols * problem.itemsize // 4)
+    if not SHORT_ROWS or words >= config.block_cw:
+        return found
+    if words <= SHORT_ROWS_GATHER:
+        return word_size(problem), GatherConfig(1024, 4), f"rows of {words} words, gathered"
+    narrow = InterleaveConfig(64, 2) if words < 128 else InterleaveConfig(256, 4)
+    if narrow.block_cw >= config.block_cw:
+        return found
+    return found[0], narrow, f"{found[2]}, programs of {narrow.block_cw} words for rows of {words}"
+
+
 def skinny(problem: Problem, word: int | None = None, split: bool = True) -> tuple[int, object, str] | None:
     """(word, configuration, reason) for a matrix of 1- or 2-byte elements over SMALL_BYTES with a side under
     SKINNY_SIDE (planes interleaved or split, the transposes that permutations fold into), where the heuristic's
@@ -498,6 +522,7 @@ def skinny(problem: Problem, word: int | None = None, split: bool = True) -> tup
             config = InterleaveConfig(256 if long_shifted else 512 if rows <= 4 else 128, 4)
             found = 4, config, f"{rows} rows interleaved in registers" + (
                 ", outputs shifted into place" if shifted else "")
+            found = short_rows(problem, found)
         elif size == 2 and rows % 2 and rows <= 31:
             found = size, TileConfig(span, min(MAX_BLOCK, 8192 // span), 8), "odd rows of 2-byte elements"
         elif size == 1 and rows <= 8:
