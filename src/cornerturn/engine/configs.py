@@ -460,8 +460,10 @@ PAIRS_MIN_SIDE = 8
 # Batches of matrices whose rows hold fewer words than transpose_interleave's programs read along them (rows of 128-512
 # words; 15780 matrices of 29 x 174 bytes, 44 words a row, read 256 a program): rows of up to SHORT_ROWS_GATHER words
 # move in transpose_gather, rows under 128 words in programs of 64 words on 2 warps, longer ones in programs of 256
-# where the rule's were 512. On 40 random batches of 2-31 rows of 16-2,048 bytes (NVIDIA H200, 2026-12-04,
-# docs/engine.md, "Batches of short rows"), the plans before ran at 2-105% of the copy (torch 24-56%)
+# where the rule's were 512. Set on 64 random batches of 2-31 rows of 16-2,048 bytes of two seeds, where the plans
+# before ran at 1-105% of the copy (torch 24-57%); on 40 of a seed drawn after, 4.06x those plans in geometric mean
+# (0.82x-45x; median 16% -> 57% of the copy), torch ahead on 28 before and on 9 after, all of 2-byte elements (NVIDIA
+# H200, 2026-12-04, docs/engine.md, "Batches of short rows")
 SHORT_ROWS = True
 SHORT_ROWS_GATHER = 32
 
