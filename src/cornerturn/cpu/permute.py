@@ -243,9 +243,9 @@ def plane_block(word: int, a: int, halves: bool = True) -> tuple[int, bool]:
 @functools.cache
 def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, some: int = 0, half: bool = False,
                  gather: bool = False):
-    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b, in_j, j_max): out[out_o[o] + out_b[b] +
-    a * ns + k] =
-    x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < ns; micro tiles of micro_a a's (stored
+    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b, in_j, j_max):
+    out[out_o[o] + out_b[b] + a * ns + k] = x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < ns;
+    micro tiles of micro_a a's (stored
     along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (ns, the extent of a short
     innermost output axis moved whole at each a, 1 where there is none) are compile-time constants; `short` 0 reads
     ns from the argument instead (one kernel for every extent of PLANE_COMPILED_SHORT or more). With `vector`
@@ -545,8 +545,13 @@ def _tables(plan: PermutePlan):
 
 
 @functools.lru_cache(maxsize=64)
-def _short_rows(plan: PermutePlan) -> np.ndarray:
-    return short_rows(plan.sides)
+def _short_rows(plan: PermutePlan) -> tuple[np.ndarray, int]:
+    """short_rows of a plan's sides and its largest offset, computed once a plan."""
+    rows = short_rows(plan.sides)
+    return rows, int(rows.max())
+
+
+_NO_SHORT_ROWS = (np.zeros(1, np.int64), 0)
 
 
 def streams_runs(perm: Permutation) -> bool:
@@ -586,9 +591,9 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         vector = side if run_b >= (some or side) else 0
         kernel = plane_kernel(shape.micro_a, shape.micro_b, n if n < PLANE_COMPILED_SHORT else 0, vector,
                               some if vector else 0, half and bool(vector), bool(short and vector))
-        in_j = _short_rows(plan) if short and vector else np.zeros(1, np.int64)
+        in_j, j_max = _short_rows(plan) if short and vector else _NO_SHORT_ROWS
         kernel(flat, out_words, a.extent, a.in_stride, n, short.in_stride if short else 0, *tables, shape.tile, run_b,
-               in_j, int(in_j.max()))
+               in_j, j_max)
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1

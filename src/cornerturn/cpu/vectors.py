@@ -117,6 +117,12 @@ def _emit_block_rows(context, builder, signature, args, vector_bytes: int, count
     table = context.make_array(signature.args[5])(context, builder, rows_val).data
     size = ir.Constant(out_at.type, bits // 8)
     columns = _transposed(builder, builder.gep(builder.bitcast(src, byte), [x_at]), x_step, n, bits)
+    _store_rows(builder, columns, table, first, out_at, size, dst, vector, count)
+
+
+def _store_rows(builder, columns, table, first, out_at, size, dst, vector, count=None) -> None:
+    """IR storing each transposed column k at element offset out_at + table[first + k] of dst (`size` bytes an
+    element); with `count`, only the columns k < count (a branch on each after the first)."""
     for k, row in enumerate(columns):
         if count is not None and k:
             with builder.if_then(builder.icmp_signed("<", ir.Constant(count.type, k), count)):
@@ -181,12 +187,7 @@ def _emit_gathered_rows(context, builder, signature, args, count=None) -> None:
         in_rows, [builder.add(in_first, ir.Constant(in_first.type, k))])), word)]) for k in range(n)]
     dst = builder.bitcast(context.make_array(signature.args[4])(context, builder, out_val).data, byte)
     table = context.make_array(signature.args[6])(context, builder, out_rows_val).data
-    for k, row in enumerate(_transposed_rows(builder, starts, n, bits)):
-        if count is not None and k:
-            with builder.if_then(builder.icmp_signed("<", ir.Constant(count.type, k), count)):
-                _store_row(builder, table, out_first, k, out_at, size, dst, row, vector)
-        else:
-            _store_row(builder, table, out_first, k, out_at, size, dst, row, vector)
+    _store_rows(builder, _transposed_rows(builder, starts, n, bits), table, out_first, out_at, size, dst, vector, count)
 
 
 @intrinsic
