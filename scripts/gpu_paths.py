@@ -362,7 +362,10 @@ def section_permute() -> int:
                                ((3, 20, 10, 6), (0, 3, 2, 1), torch.int8), ((3, 17, 9, 6), (0, 3, 2, 1), torch.int8),
                                ((3, 2, 1025), (1, 0, 2), torch.uint8),
                                # units of an odd number of 2-byte elements moved whole (ODD_RUN_MIN)
-                               ((12, 4, 43), (1, 0, 2), torch.float16), ((3, 40, 5, 61), (2, 1, 0, 3), torch.int16)):
+                               ((12, 4, 43), (1, 0, 2), torch.float16), ((3, 40, 5, 61), (2, 1, 0, 3), torch.int16),
+                               # batches of small blocks permuted inside (GATHER_BLOCK_BYTES): permute_gather
+                               ((26, 8, 3, 5, 15), (3, 1, 0, 4, 2), torch.float32),
+                               ((6, 5, 4, 3, 4, 2), (1, 0, 2, 3, 5, 4), torch.complex128)):
         size = torch.empty((), dtype=dtype).element_size()
         n = torch.Size(shape).numel() * size
         flat = torch.randint(-128, 127, (n + size,), dtype=torch.int8, device="cuda")
@@ -401,6 +404,13 @@ def section_permute() -> int:
                 if wrong_plan(perm, 4, config, wide, full, want):
                     bad += 1
                     print("WRONG shifted runs", shape, axes, dtype, config, wide)
+        if engine_permute.gather_fit(perm):  # the output as one flat run: programs of 128 words, 64-bit offsets
+            want = bits(full.permute(axes))
+            for config, wide in ((engine_permute.PermuteGatherConfig(128, 4), False),
+                                 (engine_permute.PermuteGatherConfig(), True)):
+                if wrong_plan(perm, word, config, wide, full, want):
+                    bad += 1
+                    print("WRONG gather", shape, axes, dtype, config, wide)
         if engine_permute.has_unit(perm, word):
             unit = engine_permute.element_bytes(perm) // word
             want = bits(full.permute(axes))

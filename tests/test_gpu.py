@@ -198,6 +198,25 @@ def test_short_rows_batches_on_the_gpu(gen):
         assert same(cornerturn.transpose(y), y.transpose(-1, -2)), (shape, "offset")
 
 
+def test_batches_of_small_blocks_permuted_on_the_gpu(gen):
+    """Batches of small blocks permuted inside (engine.permute.GATHER_BLOCK_BYTES) take permute_gather, bit for bit
+    against torch, and from one element past a 16-byte boundary (a narrower word) too."""
+    from cornerturn import engine
+    from cornerturn.problem import canonical_permutation
+
+    cases = [((26, 83, 8, 47, 5, 15), (3, 1, 0, 2, 5, 4), torch.float32),
+             ((22, 238, 8, 6, 38, 4), (3, 2, 0, 1, 5, 4), torch.int16),
+             ((330, 187, 11, 2, 2, 2), (1, 0, 2, 4, 5, 3), torch.complex128)]
+    for shape, axes, dtype in cases:
+        x = rand_bits(shape, dtype, gen)
+        size = x.element_size()
+        perm = canonical_permutation(shape, tuple(s * size for s in x.stride()), size, axes)
+        assert engine.choose(perm, DEV).config.name.startswith("pgather"), shape
+        assert same(cornerturn.permute_dims(x, axes), x.permute(axes)), shape
+        y = x.reshape(-1)[1:1 + x.numel() - x.stride(0)].reshape(-1, *shape[1:])
+        assert same(cornerturn.permute_dims(y, axes), y.permute(axes)), (shape, "offset")
+
+
 def test_square_in_place_on_the_gpu(gen):
     for dtype in (torch.int8, torch.float16, torch.float32, torch.float64, torch.complex128):
         for shape in [(2, 2), (63, 63), (3, 129, 129), (1000, 1000), (2, 300, 300), (3, 130, 130)]:

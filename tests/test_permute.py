@@ -176,7 +176,7 @@ def run_engine(x: np.ndarray, axes, config=None, wide: bool = False) -> np.ndarr
 
     p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
     assert isinstance(p, Permutation), p
-    if isinstance(config, (permute.PermuteConfig, permute.RunsConfig)):  # these move the widest word
+    if isinstance(config, (permute.PermuteConfig, permute.RunsConfig, permute.PermuteGatherConfig)):  # the widest word
         word = permute.widest_word(p)
     else:  # the words kernels move 32-bit words
         word = 4 if isinstance(config, (permute.PermuteWordsConfig, permute.ShiftedRunsConfig)) else \
@@ -441,6 +441,74 @@ def _compiled_both_ways(case):
     multiplied, divided = sm90.run(_LAYOUTS, case)
     assert multiplied["magic"] is True and divided["magic"] is False
     return multiplied, divided
+
+
+GATHER_CASES = [  # (shape, axes, dtype, steps)
+    ((26, 8, 3, 5, 15), (3, 1, 0, 4, 2), np.float32, None),  # blocks of 5 x 15 turned, the batch permuted
+    ((4, 3, 5, 7), (3, 1, 0, 2), np.uint8, None),
+    ((9, 7, 5, 3), (1, 3, 0, 2), np.int16, (1, 2, 1, 1)),  # a strided axis
+    ((3, 4, 5, 6, 7, 8), (5, 4, 3, 2, 1, 0), np.complex128, None),  # seven axes in 8-byte words
+    ((2, 3, 40, 8), (0, 2, 1, 3), np.float16, None),  # a shared run in wider words
+    ((5, 6, 3, 4), (2, 3, 1, 0), np.int64, (2, 1, 1, 3)),
+]
+
+
+@pytest.mark.parametrize("shape, axes, dtype, steps", GATHER_CASES, ids=str)
+def test_gather_kernel(shape, axes, dtype, steps, rng):
+    """permute_gather bit-exact in programs of 1,024 and of 128 words (a partial last one), with 64-bit offsets,
+    dividing and multiplying; nothing written past the output (run_engine)."""
+    from cornerturn.engine import permute
+
+    x = _strided(dtype, shape, steps or (1,) * len(shape), int(rng.integers(2**32)))
+    for config, wide in ((permute.PermuteGatherConfig(), False), (permute.PermuteGatherConfig(128, 4), True)):
+        assert_bits_equal(run_engine(x, axes, config, wide=wide), reference(x, axes))
+    perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    launch = permute.build(perm, 0, permute.PermuteGatherConfig()).pieces[0][2]
+    assert launch.constexprs["MAGIC"] and launch.constexprs["N"] == len(permute.word_axes(perm, launch.word))
+
+
+def test_gather_takes_what_it_fits_and_words_narrowed():
+    """permute_gather takes positive strides and up to seven axes in words; given a narrower word (an address not
+    aligned to the widest) it moves that word; the inner block is the output's innermost axes that are the
+    input's."""
+    from cornerturn.engine import permute
+
+    perm = canon((26, 83, 8, 47, 5, 15), (3, 1, 0, 2, 5, 4))
+    assert permute.inner_block(perm) == 75 and permute.gather_fit(perm)
+    assert permute.build(perm, 2, permute.PermuteGatherConfig()).word == 2
+    assert permute.build(perm, 0, permute.PermuteGatherConfig()).word == 4
+    assert permute.inner_block(canon((5, 6, 7), (2, 1, 0))) == 0
+    assert permute.inner_block(canon((4, 5, 6, 7), (1, 0, 3, 2))) == 42
+    assert not permute.gather_fit(canon((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), 1))
+    with pytest.raises(ValueError, match="gather_fit"):
+        permute.build(canon((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), 1), 1, permute.PermuteGatherConfig())
+
+
+_GATHER_COMPILED = """
+import json, re, sys
+from sm90 import compile_launch
+from cornerturn.engine import permute
+from cornerturn.problem import canonical_permutation
+found = []
+for shape, strides, size, axes in json.loads(sys.argv[1]):
+    perm = canonical_permutation(tuple(shape), tuple(strides), size, tuple(axes))
+    ptx = compile_launch(permute.build(perm, 0, permute.PermuteGatherConfig()).pieces[0][2]).asm["ptx"]
+    found.append({"stores": sorted(set(re.findall(r"st.global[.a-z0-9]*", ptx))),
+                  "divides": len(re.findall(r"(?:div|rem).[su](?:32|64)", ptx))})
+print(json.dumps(found))
+"""
+
+
+def test_gather_compiles_to_vector_stores_without_dividing():
+    """Compiled for sm_90, permute_gather stores 16-byte vectors (4-byte words) and 8-byte ones (bytes: 8 a thread)
+    and splits its indices by multiplying, with no division left."""
+    import sm90
+
+    cases = [[[26, 83, 8, 47, 5, 15], c_strides((26, 83, 8, 47, 5, 15), 4), 4, [3, 1, 0, 2, 5, 4]],
+             [[52, 42, 27, 16, 13, 8], c_strides((52, 42, 27, 16, 13, 8), 1), 1, [5, 2, 1, 4, 3, 0]]]
+    words, items = sm90.run(_GATHER_COMPILED, cases)
+    assert words == {"stores": ["st.global.v4.b32"], "divides": 0}
+    assert items == {"stores": ["st.global.v2.b32"], "divides": 0}
 
 
 PACKED_CASES = [  # (shape, axes, dtype, steps): side A short and the input's fastest axis short too

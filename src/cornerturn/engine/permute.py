@@ -112,6 +112,89 @@ class ShiftedRunsConfig:
         return f"sruns{self.block}-w{self.num_warps}"
 
 
+@dataclass(frozen=True)
+class PermuteGatherConfig:
+    """A permute_gather launch: programs of `block` output words (a power of two), num_warps warps."""
+
+    block: int = 1024
+    num_warps: int = 4
+
+    def __post_init__(self) -> None:
+        check_tile(self, "block", low=128, high=8 * MAX_BLOCK)
+
+    @property
+    def name(self) -> str:
+        return f"pgather{self.block}-w{self.num_warps}"
+
+
+GATHER_AXES = 7  # the most axes (in words) permute_gather splits an output index into
+
+
+def gather_fit(perm: Permutation) -> bool:
+    """Whether permute_gather can move the permutation: positive strides, at most GATHER_AXES axes in its words."""
+    return min(perm.in_strides) > 0 and len(word_axes(perm, widest_word(perm))) <= GATHER_AXES
+
+
+# Batches of small blocks (inner_block: the output's innermost axes are the input's, permuted among themselves) of
+# GATHER_BLOCK_BYTES that the general tiles would take move in permute_gather instead: the tiles pad such blocks
+# (float32 26x83x8x47x5x15 by (3,1,0,2,5,4), blocks of 5 x 15, ran in tiles of 8 x 512 at 53% of the copy, the
+# gather at 93%). On 88 random such batches of seeds 18101-18102 (H200, 2026-12-04, docs/permute.md, "Batches of
+# small blocks permuted"), against the tiles: blocks of 256 B to 1 KiB of 2- to 16-byte elements 1.04x-1.75x on 13 of
+# 14 (0.95x on the other); 16-byte blocks of 64-192 B 1.01x-1.28x on all 11; larger blocks 0.69x-1.25x (8 of 15
+# behind), smaller ones of 2- to 8-byte elements 0.70x-1.09x (10 of 13 behind); bytes 0.46x-1.76x with no pattern.
+GATHER = False
+GATHER_BLOCK_BYTES = {2: (256, 1024), 4: (256, 1024), 8: (256, 1024), 16: (64, 1024)}
+
+
+def inner_block(perm: Permutation) -> int:
+    """Elements of the smallest block of the output's innermost axes (two or more, not all) that are the input's
+    innermost axes too, permuted among themselves: the permutation is then a batch of such blocks, each permuted
+    inside and the batch permuted too. 0 where there is none."""
+    n = len(perm.extents)
+    order = sorted(range(n), key=lambda i: perm.in_strides[i])
+    for k in range(2, n):
+        if set(order[:k]) == set(range(n - k, n)):
+            return math.prod(perm.extents[n - k:])
+    return 0
+
+
+def gather_ok(perm: Permutation) -> bool:
+    """Whether the planner takes permute_gather where it would take the general tiles (GATHER): a batch of inner
+    blocks (inner_block) of GATHER_BLOCK_BYTES."""
+    if not GATHER or perm.itemsize not in GATHER_BLOCK_BYTES or not gather_fit(perm):
+        return False
+    low, high = GATHER_BLOCK_BYTES[perm.itemsize]
+    return low <= inner_block(perm) * perm.itemsize <= high
+
+
+def _build_gather(perm: Permutation, word: int, config: PermuteGatherConfig | None, reason: str | None) -> EnginePlan:
+    """The permute_gather plan: the output as one flat run of words (the widest that divides the unit and the
+    strides, at most `word` where that is given), each loaded from where it lies in the input."""
+    from .gather_kernel import permute_gather
+
+    if config is None:
+        config = PermuteGatherConfig()
+    if not gather_fit(perm):
+        raise ValueError("PermuteGatherConfig: the permutation is not one permute_gather takes (engine.permute."
+                         f"gather_fit: positive strides, at most {GATHER_AXES} axes in words)")
+    word = min(word, widest_word(perm)) if word else widest_word(perm)
+    axes = word_axes(perm, word)[::-1]  # innermost first
+    total = math.prod(x.extent for x in axes)
+    reach = sum((x.extent - 1) * x.in_stride for x in axes) + 1
+    wide = max(reach, total) + config.block >= engine_plan.WIDE_FROM
+    magic = not wide
+    divisors = [x.extent for x in axes[:-1]]
+    ints = (total, *_pad(divisors, GATHER_AXES - 1), *_pad([x.in_stride for x in axes], GATHER_AXES),
+            *(_magic_pairs(divisors, GATHER_AXES - 1) if magic else [0] * (2 * GATHER_AXES - 2)))
+    reason = reason or (f"general permutation: the output as one run of {word}-byte words, each gathered from the "
+                        f"input over {len(axes)} axes")
+    plan = EnginePlan(perm, config, word, reason)
+    plan.pieces.append((0, 0, Launch(permute_gather, math.ceil(total / config.block), ints,
+                                     {"N": len(axes), "BLOCK": config.block, "WIDE": wide, "MAGIC": magic},
+                                     config.num_warps, word)))
+    return plan
+
+
 SHIFTED_UNIT_MIN = 4  # bytes a unit needs for permute_runs_words (a word then straddles at most two units)
 # The planner's rule for permute_runs_words: 1-byte elements in units of 32-127 bytes that only 1-byte words divide
 # (with the strides). Against the element tiles such units ran at 1.17x-2.39x where programs went along the next axis
@@ -759,7 +842,9 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
     the planner's 128 on 4 by 3-19% on 8 of the 80 cases of its probe, behind on most (2026-11-27, docs/permute.md).
     Where the planner's permute_words tile writes its output element by element, that tile on ITEMS_WARPS warps.
     Where the planner's 1-byte element tiles move 16-byte vectors with B one run of the input, VECTOR_TILES too.
-    Where the planner moves whole units a program in permute_runs, the same with `span` the other way.
+    Where the planner moves whole units a program in permute_runs, the same with `span` the other way. Where the
+    permutation is a batch of inner blocks (inner_block) that permute_gather fits, permute_gather in programs of
+    1,024 words.
     """
     natural = natural_word(perm)
     planned = build(perm, natural)
@@ -771,6 +856,8 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
         out.append((4, dataclasses.replace(planned.config, num_warps=ITEMS_WARPS)))
     if interleave_fit(perm) and (4, INTERLEAVE_WIDE) not in out:
         out.append((4, INTERLEAVE_WIDE))
+    if gather_fit(perm) and inner_block(perm) and not isinstance(planned.config, PermuteGatherConfig):
+        out.append((widest_word(perm), PermuteGatherConfig()))
     if natural == 1 and isinstance(planned.config, PermuteConfig) and vector_run(planned.pieces[0][2]):
         sides = split(perm, 1, SIDE_BYTES)
         out += [(1, c) for c in dict.fromkeys(heuristic(sides, base) for base in VECTOR_TILES)
@@ -792,8 +879,10 @@ def candidates(perm: Permutation) -> list[tuple[int, PermuteConfig | RunsConfig 
 
 def build(perm: Permutation, word: int,
           config: PermuteConfig | RunsConfig | PermuteWordsConfig | ShiftedRunsConfig | PermuteInterleaveConfig
-          | None = None,
+          | PermuteGatherConfig | None = None,
           reason: str | None = None) -> EnginePlan:
+    if isinstance(config, PermuteGatherConfig):
+        return _build_gather(perm, word, config, reason)
     if isinstance(config, PermuteInterleaveConfig) or (config is None and word == 4 and interleave_ok(perm)):
         return _build_interleave(perm, config, reason)
     words = isinstance(config, PermuteWordsConfig) or (config is None and word == 4)
@@ -804,6 +893,9 @@ def build(perm: Permutation, word: int,
         return _build_shifted_runs(perm, config, reason)
     if isinstance(config, RunsConfig) or (config is None and runs_ok(perm, word)):
         return _build_runs(perm, word, config, reason)
+    if config is None and gather_ok(perm):
+        return _build_gather(perm, word, None, reason or f"general permutation: a batch of blocks of "
+                             f"{inner_block(perm)} elements permuted inside, the output as one run, each word gathered")
     packed = isinstance(config, PermuteConfig) and config.packed
     sides = split(perm, word, max(16, SIDE_BYTES // word), PACK_BYTES if packed else 0,
                   fill_block=tile_base(word)[0], fill=FILL_A if EXTEND_A else 0.0,

@@ -30,13 +30,20 @@ from .configs import (
     WordsConfig,
     candidates,
 )
-from .permute import PermuteConfig, PermuteInterleaveConfig, PermuteWordsConfig, RunsConfig, ShiftedRunsConfig
+from .permute import (
+    PermuteConfig,
+    PermuteGatherConfig,
+    PermuteInterleaveConfig,
+    PermuteWordsConfig,
+    RunsConfig,
+    ShiftedRunsConfig,
+)
 
 _KINDS = {"tiles": TileConfig, "copy": CopyConfig, "pairs": PairsConfig, "words": WordsConfig, "narrow": NarrowConfig,
           "interleave": InterleaveConfig, "permute": PermuteConfig, "runs": RunsConfig,
           "shifted-runs": ShiftedRunsConfig, "permute-words": PermuteWordsConfig,
           "permute-interleave": PermuteInterleaveConfig, "gather": GatherConfig,
-          "split": SplitConfig}
+          "split": SplitConfig, "permute-gather": PermuteGatherConfig}
 
 SCHEMA = 2  # 2: the words kernel took the place of the packed and funnel kernels (2026-11-24)
 DEFAULT_BUDGET_S = 30.0
