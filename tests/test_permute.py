@@ -169,14 +169,17 @@ pytest.importorskip("triton")
 WORD_NUMPY = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
-def run_engine(x: np.ndarray, axes, config=None, wide: bool = False) -> np.ndarray:
-    """permute_dims of `x` by the engine's general kernel in the interpreter, from a copy of x's bytes."""
+def run_engine(x: np.ndarray, axes, config=None, wide: bool = False, word: int | None = None) -> np.ndarray:
+    """permute_dims of `x` by the engine's general kernel in the interpreter, from a copy of x's bytes (in `word`-byte
+    words where given: a plan narrowed for an address not aligned to its own)."""
     from cornerturn.engine import permute
     from cornerturn.engine import plan as engine_plan
 
     p = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
     assert isinstance(p, Permutation), p
-    if isinstance(config, (permute.PermuteConfig, permute.RunsConfig, permute.PermuteGatherConfig)):  # the widest word
+    if word is not None:
+        pass
+    elif isinstance(config, (permute.PermuteConfig, permute.RunsConfig, permute.PermuteGatherConfig)):  # the widest
         word = permute.widest_word(p)
     else:  # the words kernels move 32-bit words
         word = 4 if isinstance(config, (permute.PermuteWordsConfig, permute.ShiftedRunsConfig)) else \
@@ -448,8 +451,8 @@ GATHER_CASES = [  # (shape, axes, dtype, steps)
     ((4, 3, 5, 7), (3, 1, 0, 2), np.uint8, None),
     ((9, 7, 5, 3), (1, 3, 0, 2), np.int16, (1, 2, 1, 1)),  # a strided axis
     ((3, 4, 5, 6, 7, 8), (5, 4, 3, 2, 1, 0), np.complex128, None),  # seven axes in 8-byte words
-    ((2, 3, 40, 8), (0, 2, 1, 3), np.float16, None),  # a shared run in wider words
-    ((5, 6, 3, 4), (2, 3, 1, 0), np.int64, (2, 1, 1, 3)),
+    pytest.param((2, 3, 40, 8), (0, 2, 1, 3), np.float16, None, marks=pytest.mark.full),  # a shared run, wider words
+    pytest.param((5, 6, 3, 4), (2, 3, 1, 0), np.int64, (2, 1, 1, 3), marks=pytest.mark.full),
 ]
 
 
@@ -463,6 +466,8 @@ def test_gather_kernel(shape, axes, dtype, steps, rng):
     for config, wide in ((permute.PermuteGatherConfig(), False), (permute.PermuteGatherConfig(128, 4), True)):
         assert_bits_equal(run_engine(x, axes, config, wide=wide), reference(x, axes))
     perm = canonical_permutation(x.shape, x.strides, x.itemsize, axes)
+    if permute.widest_word(perm) > 1:  # narrowed to bytes, as for an address one byte past a word
+        assert_bits_equal(run_engine(x, axes, permute.PermuteGatherConfig(), word=1), reference(x, axes))
     launch = permute.build(perm, 0, permute.PermuteGatherConfig()).pieces[0][2]
     assert launch.constexprs["MAGIC"] and launch.constexprs["N"] == len(permute.word_axes(perm, launch.word))
 
@@ -482,6 +487,26 @@ def test_gather_takes_what_it_fits_and_words_narrowed():
     assert not permute.gather_fit(canon((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), 1))
     with pytest.raises(ValueError, match="gather_fit"):
         permute.build(canon((2,) * 9, (8, 6, 4, 2, 0, 7, 5, 3, 1), 1), 1, permute.PermuteGatherConfig())
+
+
+@pytest.mark.parametrize("shape, axes, itemsize, taken", [
+    ((26, 83, 8, 47, 5, 15), (3, 1, 0, 2, 5, 4), 4, True),  # blocks of 300 B
+    ((22, 238, 8, 6, 38, 4), (3, 2, 0, 1, 5, 4), 2, True),  # 304 B
+    ((330, 187, 11, 2, 2, 2), (1, 0, 2, 4, 5, 3), 16, True),  # 128 B of 16-byte elements
+    ((330, 187, 11, 2, 2, 2), (1, 0, 2, 4, 5, 3), 8, False),  # 64 B of 8-byte ones
+    ((62, 33, 13, 7, 11, 12, 3), (2, 0, 1, 3, 5, 4, 6), 1, False),  # bytes keep their plans
+    ((171, 278, 6, 59), (1, 0, 3, 2), 4, False),  # 1,416 B: past GATHER_BLOCK_BYTES
+    ((26, 83, 8, 47, 5, 15), (3, 1, 0, 2, 4, 5), 4, False),  # no inner block
+], ids=str)
+def test_gather_rule(shape, axes, itemsize, taken):
+    """The planner takes permute_gather for batches of inner blocks of GATHER_BLOCK_BYTES (by element size) that the
+    general tiles would take, and keeps its plan elsewhere."""
+    from cornerturn.engine import permute
+
+    perm = canon(shape, axes, itemsize)
+    plan = permute.build(perm, permute.natural_word(perm))
+    assert isinstance(plan.config, permute.PermuteGatherConfig) == taken, plan.config
+    assert permute.gather_ok(perm) == taken
 
 
 _GATHER_COMPILED = """

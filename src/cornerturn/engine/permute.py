@@ -3,7 +3,8 @@ launches of permute_tiles (one per index of the rest axes past the four that a l
 contiguous on both sides of RUN_MIN bytes or more, the launches of permute_runs, which move such units whole; for most
 permutations of bytes, one launch of permute_words, which moves them as 32-bit words (words_sides says which); for 1-
 and 2-byte elements whose output ends in a short axis after the input's fastest, one launch of permute_interleave,
-which builds each chunk's output words in registers (interleave_fit says which)."""
+which builds each chunk's output words in registers (interleave_fit says which); for batches of small blocks permuted
+inside that the tiles would pad, one launch of permute_gather, which writes the output as one flat run (gather_ok)."""
 
 from __future__ import annotations
 
@@ -138,11 +139,12 @@ def gather_fit(perm: Permutation) -> bool:
 # Batches of small blocks (inner_block: the output's innermost axes are the input's, permuted among themselves) of
 # GATHER_BLOCK_BYTES that the general tiles would take move in permute_gather instead: the tiles pad such blocks
 # (float32 26x83x8x47x5x15 by (3,1,0,2,5,4), blocks of 5 x 15, ran in tiles of 8 x 512 at 53% of the copy, the
-# gather at 93%). On 88 random such batches of seeds 18101-18102 (H200, 2026-12-04, docs/permute.md, "Batches of
-# small blocks permuted"), against the tiles: blocks of 256 B to 1 KiB of 2- to 16-byte elements 1.04x-1.75x on 13 of
-# 14 (0.95x on the other); 16-byte blocks of 64-192 B 1.01x-1.28x on all 11; larger blocks 0.69x-1.25x (8 of 15
-# behind), smaller ones of 2- to 8-byte elements 0.70x-1.09x (10 of 13 behind); bytes 0.46x-1.76x with no pattern.
-GATHER = False
+# gather at 93%). Against the tiles, on 77 random such batches of seeds 18101-18102 and 23 permutations whose tiles
+# are under half full (H200, 2026-12-04, docs/permute.md, "Batches of small blocks permuted"): blocks of 256 B to
+# 1 KiB of 2- to 16-byte elements 1.17x in geometric mean (0.95x-1.75x, 13 of 14 ahead), 16-byte blocks of 64-192 B
+# 1.09x (1.01x-1.28x, 10 of 10); smaller blocks of 2- to 8-byte elements 0.97x (12 of 18 behind by more than 2%),
+# larger blocks 0.89x (14 of 18), bytes 0.89x (12 of 21). Not yet checked on a fresh seed.
+GATHER = True
 GATHER_BLOCK_BYTES = {2: (256, 1024), 4: (256, 1024), 8: (256, 1024), 16: (64, 1024)}
 
 
