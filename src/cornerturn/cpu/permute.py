@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import prange, types, uint64
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -437,6 +438,13 @@ def _copy_run(words: int = 0):
 
 
 @functools.cache
+def vector_runs_kernel(word: int):
+    """runs_kernel's kernel with each run moved by a loop of vector loads and stores of `word`-byte words
+    (_vector_move) instead of a memcpy call."""
+    return _runs_kernel(_vector_move(word), _no_fence, 1)
+
+
+@functools.cache
 def runs_kernel(words: int = 0):
     """kernel(x, out, run, in_b, out_b, in_r, out_r, n1, tile, pieces): out[out_r[r] + out_b[b] + k] = x[in_r[r] +
     in_b[b] + k] for k < run: A is one run contiguous on both sides. A task takes tile x tile runs: `tile` b's
@@ -453,6 +461,13 @@ def streamed_runs_kernel(vectors: int, per: int):
     16-byte boundaries: each run, or its piece (whole vectors), copied in aligned non-temporal stores
     (nontemporal.run_stream), `vectors` of them unrolled where it is not 0 (pieces 1), else a loop; a fence at each
     task's end."""
+    return _runs_kernel(_streamed_move(vectors, per), store_fence, per)
+
+
+@functools.cache
+def _streamed_move(vectors: int, per: int):
+    """move(x, src, out, dst, count): a run of whole 16-byte vectors (`per` words each) in aligned non-temporal
+    stores, `vectors` of them unrolled where it is not 0, else a loop over `count` words."""
     copy = run_stream(max(1, vectors))
     VECTORS, STEP = vectors, uint64(per)
 
@@ -466,7 +481,104 @@ def streamed_runs_kernel(vectors: int, per: int):
                 copy(x, src + v, out, dst + v)
                 v += STEP
 
-    return _runs_kernel(move, store_fence, per)
+    return move
+
+
+@numba.njit(inline="always", boundscheck=False, nogil=True)
+def _slice_move(x, src, out, dst, count):
+    out[dst:dst + count] = x[src:src + count]
+
+
+def _vector_copy(nbytes: int):
+    """An intrinsic copy(x, src, out, dst): `nbytes` bytes from element src of x to element dst of out as one vector
+    load and one vector store, both at any alignment; x and out of one dtype. Bits move unchanged."""
+
+    @intrinsic
+    def copy(typingctx, x, src, out, dst):
+        if not (isinstance(x, types.Array) and isinstance(out, types.Array) and x.dtype == out.dtype):
+            return None
+
+        def codegen(context, builder, signature, args):
+            x_val, src, out_val, dst = args
+            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+            byte = ir.IntType(8).as_pointer()
+            vector = ir.VectorType(ir.IntType(64), nbytes // 8).as_pointer()
+            base_x = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
+            base_out = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
+            from_x = builder.gep(base_x, [builder.mul(src, ir.Constant(src.type, size))])
+            to_out = builder.gep(base_out, [builder.mul(dst, ir.Constant(dst.type, size))])
+            builder.store(builder.load(builder.bitcast(from_x, vector), align=1), builder.bitcast(to_out, vector),
+                          align=1)
+            return context.get_dummy_value()
+
+        return types.void(x, src, out, dst), codegen
+
+    return copy
+
+
+@functools.cache
+def _vector_move(word: int):
+    """move(x, src, out, dst, count): `count` words of `word` bytes as 64-byte vectors, then one of 32 bytes where
+    that many are left, then word by word, loads and stores at any alignment (a loop inline in the kernel, not a
+    call)."""
+    wide, half = _vector_copy(64), _vector_copy(32)
+    WIDE, HALF, ONE = uint64(64 // word), uint64(32 // word), uint64(1)
+
+    @numba.njit(inline="always", boundscheck=False, nogil=True)
+    def move(x, src, out, dst, count):
+        k = uint64(0)
+        while k + WIDE <= count:
+            wide(x, src + k, out, dst + k)
+            k += WIDE
+        if k + HALF <= count:
+            half(x, src + k, out, dst + k)
+            k += HALF
+        while k < count:
+            out[dst + k] = x[src + k]
+            k += ONE
+
+    return move
+
+
+@functools.cache
+def ordered_runs_kernel(streamed_per: int = 0, vector_word: int = 0):
+    """kernel(x, out, run, extents, strides, start, runs, chunks): the runs in the output's order, out[i * run + k] =
+    x[start + sum(d_j * strides[j]) + k] for run i of digits d_j over `extents` (innermost first); `chunks` tasks, each
+    a contiguous share of the output whose digits are split once and then counted on. Each run is one slice
+    assignment, or with `vector_word` (its words' bytes) a loop of vector moves (_vector_move), or where
+    `streamed_per` (words a 16-byte vector) aligned non-temporal stores and a fence at each task's end."""
+    move = (_streamed_move(0, streamed_per) if streamed_per else _vector_move(vector_word) if vector_word
+            else _slice_move)
+    finish = store_fence if streamed_per else _no_fence
+
+    @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
+    def kernel(x, out, run, extents, strides, start, runs, chunks):
+        n = extents.size
+        for c in prange(chunks):
+            first = runs * c // chunks
+            last = runs * (c + 1) // chunks
+            digits = np.zeros(n, np.int64)
+            q, src = first, start
+            for k in range(n):
+                digits[k] = q % extents[k]
+                q //= extents[k]
+                src += digits[k] * strides[k]
+            dst = first * run
+            for _ in range(first, last):
+                move(x, uint64(src), out, uint64(dst), uint64(run))
+                dst += run
+                k = 0
+                while k < n:
+                    digits[k] += 1
+                    src += strides[k]
+                    if digits[k] < extents[k]:
+                        break
+                    src -= extents[k] * strides[k]
+                    digits[k] = 0
+                    k += 1
+            finish()
+
+    return kernel
 
 
 @numba.njit(inline="always", nogil=True)
@@ -512,9 +624,17 @@ def _runs_kernel(move, finish, granule: int):
 RUN_TILES_BALANCED = True  # off: tiles of RUN_TILE and a ragged last one (for measuring)
 
 
-def run_tiles(nb: int, n1: int) -> tuple[int, int]:
+RUN_ONE_FROM = 0  # runs of this many bytes or more one a task (tiles of 1 x 1, the output in order); 0: off
+RUN_ORDERED_FROM = 0  # runs of this many bytes or more in the output's order (ordered_runs_kernel); 0: off
+RUN_VECTORS = False  # runs longer than RUN_INLINE_BYTES moved by a loop of vector moves (_vector_move), not memcpy
+
+
+def run_tiles(nb: int, n1: int, run_bytes: int = 0) -> tuple[int, int]:
     """The runs kernel's tile sides over B's runs and the next axis's: RUN_TILE, or where RUN_TILES_BALANCED the
-    side that cuts the extent into as many tiles of equal size (18 runs: two tiles of 9, not 16 and 2)."""
+    side that cuts the extent into as many tiles of equal size (18 runs: two tiles of 9, not 16 and 2); runs of
+    RUN_ONE_FROM bytes or more one a task."""
+    if RUN_ONE_FROM and run_bytes >= RUN_ONE_FROM:
+        return 1, 1
     if not RUN_TILES_BALANCED:
         return RUN_TILE, RUN_TILE
     return _balanced(nb), _balanced(n1)
@@ -542,6 +662,14 @@ def _tables(plan: PermutePlan):
                 _table(sides.others, "in_stride") - lo // sides.word, _table(sides.others, "out_stride"))
     return (_table(sides.a, "in_stride"), _table(sides.b, "in_stride"), _table(sides.b, "out_stride"),
             _table(sides.rest, "in_stride") - lo // sides.word, _table(sides.rest, "out_stride"))
+
+
+@functools.lru_cache(maxsize=64)
+def _ordered_axes(plan: PermutePlan) -> tuple[np.ndarray, np.ndarray]:
+    """Extents and input strides (words) of a runs plan's axes but the unit's, in the output's order, innermost
+    first: the digits of ordered_runs_kernel."""
+    axes = word_axes(plan.perm, plan.sides.word)[-2::-1]
+    return (np.array([a.extent for a in axes], np.int64), np.array([a.in_stride for a in axes], np.int64))
 
 
 @functools.lru_cache(maxsize=64)
@@ -597,12 +725,23 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
-        tile_b, tile_r = run_tiles(in_b.size, n1)
+        threads = numba.get_num_threads()
+        runs = in_b.size * in_r.size
+        streamed = STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0
+        if RUN_ORDERED_FROM and in_a.size * word >= RUN_ORDERED_FROM and runs >= RUN_TASKS_PER_THREAD * threads:
+            extents, strides = _ordered_axes(plan)
+            kernel = ordered_runs_kernel(STREAM_BYTES // word if streamed else 0, word if RUN_VECTORS else 0)
+            kernel(flat, out_words, in_a.size, extents, strides, -lo // word, runs,
+                   min(runs, RUN_TASKS_PER_THREAD * threads))
+            return
+        tile_b, tile_r = run_tiles(in_b.size, n1, in_a.size * word)
         tasks = in_r.size // n1 * -(-in_b.size // tile_b) * -(-n1 // tile_r)
-        pieces = run_pieces(in_a.size * word, tasks, numba.get_num_threads())
+        pieces = run_pieces(in_a.size * word, tasks, threads)
         inline = pieces == 1 and in_a.size * word <= RUN_INLINE_BYTES
-        if STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0:
+        if streamed:
             kernel = streamed_runs_kernel(in_a.size * word // STREAM_BYTES if inline else 0, STREAM_BYTES // word)
+        elif RUN_VECTORS and not inline:
+            kernel = vector_runs_kernel(word)
         else:
             kernel = runs_kernel(in_a.size if inline else 0)
         kernel(flat, out_words, in_a.size, in_b, out_b, in_r, out_r, n1, tile_b, tile_r, pieces)
