@@ -1505,14 +1505,15 @@ def test_long_runs_in_pieces(run, rng):
                                         (np.complex128, 17)])
 def test_short_runs_move_in_copies_of_constant_length(dtype, run, rng, monkeypatch):
     """Runs of up to RUN_INLINE_BYTES take the runs kernel compiled for their length (a memcpy of constant length);
-    longer ones, and runs cut into pieces, the one kernel of run-time length. Bit for bit into a poisoned output, a
-    transposed batch (runs of the last axis) and a strided input; the kernel's length checked by spying on the
-    factory."""
+    longer ones, and runs cut into pieces, the kernel of run-time length that moves them in vector loops
+    (RUN_VECTORS). Bit for bit into a poisoned output, a transposed batch (runs of the last axis) and a strided input;
+    the kernel taken checked by spying on the factories (0: the vector loops)."""
     from cornerturn.cpu import permute as cpu_permute
 
     seen = []
-    factory = cpu_permute.runs_kernel
+    factory, vectors = cpu_permute.runs_kernel, cpu_permute.vector_runs_kernel
     monkeypatch.setattr(cpu_permute, "runs_kernel", lambda words=0: seen.append(words) or factory(words))
+    monkeypatch.setattr(cpu_permute, "vector_runs_kernel", lambda word: seen.append(0) or vectors(word))
     word = widest_word(canon((7, 13, run), (1, 0, 2), itemsize=np.dtype(dtype).itemsize))
     run_bytes = run * np.dtype(dtype).itemsize
     for shape, axes, view in [((17, 23, 11, run), (2, 0, 1, 3), np.s_[...]),
@@ -1526,6 +1527,36 @@ def test_short_runs_move_in_copies_of_constant_length(dtype, run, rng, monkeypat
         assert_bits_equal(out, reference(x, axes))
         want = run_bytes // word if run_bytes <= cpu_permute.RUN_INLINE_BYTES else 0
         assert seen[-1] == want, (shape, seen)
+
+
+@pytest.mark.parametrize("dtype, run", [(np.uint8, 353), (np.int16, 291), (np.float32, 89), (np.float64, 37),
+                                        (np.complex128, 21)], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_long_runs_move_in_vector_loops(dtype, run, rng, monkeypatch):
+    """Runs past RUN_INLINE_BYTES move in 64-byte vectors, then one of 32 bytes, then word by word (_vector_move):
+    lengths that leave each of those, in every word size, from an input and into an output that start one element
+    past a 16-byte boundary, a reversed axis and a strided one; bit for bit, nothing written past the output; the
+    same with RUN_VECTORS off (a memcpy a run)."""
+    from cornerturn import api
+    from cornerturn.cpu import permute as cpu_permute
+
+    for vectors in (True, False):
+        monkeypatch.setattr(cpu_permute, "RUN_VECTORS", vectors)
+        api._backend_plan.cache_clear()
+        api._cached_plan.cache_clear()
+        api._NUMPY_PLANS.clear()
+        cases = [((41, 13, run), (1, 0, 2), None), ((5, 8, 24, run), (2, 0, 1, 3), np.s_[::-1, :, ::2])]
+        for shape, axes, view in cases:
+            if view is None:  # one element past the buffer's start
+                x = random_bits((math.prod(shape) + 1,), dtype, rng)[1:].reshape(shape)
+            else:
+                x = random_bits(shape, dtype, rng)[view]
+            strides = tuple(step // x.itemsize for step in x.strides)
+            assert cornerturn.plan(x.shape, x.dtype, strides=strides, axes=axes).method == "runs"
+            spare = poisoned((x.size + 2,), dtype)
+            out = spare[1:1 + x.size].reshape(tuple(x.shape[a] for a in axes))
+            cornerturn.permute_dims(x, axes, out=out)
+            assert_bits_equal(out, reference(x, axes))
+            assert_bits_equal(spare[[0, -1]], poisoned((2,), dtype))
 
 
 @pytest.mark.parametrize("dtype, shape, axes, view, lead, want", [
