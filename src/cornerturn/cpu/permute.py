@@ -486,11 +486,6 @@ def _streamed_move(vectors: int, per: int):
     return move
 
 
-@numba.njit(inline="always", boundscheck=False, nogil=True)
-def _slice_move(x, src, out, dst, count):
-    out[dst:dst + count] = x[src:src + count]
-
-
 def _vector_copy(nbytes: int):
     """An intrinsic copy(x, src, out, dst): `nbytes` bytes from element src of x to element dst of out as one vector
     load and one vector store, both at any alignment; x and out of one dtype. Bits move unchanged."""
@@ -542,47 +537,6 @@ def _vector_move(word: int):
     return move
 
 
-@functools.cache
-def ordered_runs_kernel(streamed_per: int = 0, vector_word: int = 0):
-    """kernel(x, out, run, extents, strides, start, runs, chunks): the runs in the output's order, out[i * run + k] =
-    x[start + sum(d_j * strides[j]) + k] for run i of digits d_j over `extents` (innermost first); `chunks` tasks, each
-    a contiguous share of the output whose digits are split once and then counted on. Each run is one slice
-    assignment, or with `vector_word` (its words' bytes) a loop of vector moves (_vector_move), or where
-    `streamed_per` (words a 16-byte vector) aligned non-temporal stores and a fence at each task's end."""
-    move = (_streamed_move(0, streamed_per) if streamed_per else _vector_move(vector_word) if vector_word
-            else _slice_move)
-    finish = store_fence if streamed_per else _no_fence
-
-    @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out, run, extents, strides, start, runs, chunks):
-        n = extents.size
-        for c in prange(chunks):
-            first = runs * c // chunks
-            last = runs * (c + 1) // chunks
-            digits = np.zeros(n, np.int64)
-            q, src = first, start
-            for k in range(n):
-                digits[k] = q % extents[k]
-                q //= extents[k]
-                src += digits[k] * strides[k]
-            dst = first * run
-            for _ in range(first, last):
-                move(x, uint64(src), out, uint64(dst), uint64(run))
-                dst += run
-                k = 0
-                while k < n:
-                    digits[k] += 1
-                    src += strides[k]
-                    if digits[k] < extents[k]:
-                        break
-                    src -= extents[k] * strides[k]
-                    digits[k] = 0
-                    k += 1
-            finish()
-
-    return kernel
-
-
 @numba.njit(inline="always", nogil=True)
 def _no_fence():
     pass
@@ -626,8 +580,6 @@ def _runs_kernel(move, finish, granule: int):
 RUN_TILES_BALANCED = True  # off: tiles of RUN_TILE and a ragged last one (for measuring)
 
 
-RUN_ONE_FROM = 0  # runs of this many bytes or more one a task (tiles of 1 x 1, the output in order); 0: off
-RUN_ORDERED_FROM = 0  # runs of this many bytes or more in the output's order (ordered_runs_kernel); 0: off
 # Runs longer than RUN_INLINE_BYTES that are not streamed move by a loop of 64-byte vector loads and stores inline in
 # the kernel (_vector_move) instead of a memcpy call a run. On a 2-core AMD EPYC (2026-12-04, docs/permute.md, "Runs
 # moved by vector loops"): 1.30x in geometric mean over 10 random such permutations of seed 19011 (1.11x-1.90x, all
@@ -636,12 +588,9 @@ RUN_ORDERED_FROM = 0  # runs of this many bytes or more in the output's order (o
 RUN_VECTORS = True  # off: a memcpy a run (for measuring)
 
 
-def run_tiles(nb: int, n1: int, run_bytes: int = 0) -> tuple[int, int]:
+def run_tiles(nb: int, n1: int) -> tuple[int, int]:
     """The runs kernel's tile sides over B's runs and the next axis's: RUN_TILE, or where RUN_TILES_BALANCED the
-    side that cuts the extent into as many tiles of equal size (18 runs: two tiles of 9, not 16 and 2); runs of
-    RUN_ONE_FROM bytes or more one a task."""
-    if RUN_ONE_FROM and run_bytes >= RUN_ONE_FROM:
-        return 1, 1
+    side that cuts the extent into as many tiles of equal size (18 runs: two tiles of 9, not 16 and 2)."""
     if not RUN_TILES_BALANCED:
         return RUN_TILE, RUN_TILE
     return _balanced(nb), _balanced(n1)
@@ -669,14 +618,6 @@ def _tables(plan: PermutePlan):
                 _table(sides.others, "in_stride") - lo // sides.word, _table(sides.others, "out_stride"))
     return (_table(sides.a, "in_stride"), _table(sides.b, "in_stride"), _table(sides.b, "out_stride"),
             _table(sides.rest, "in_stride") - lo // sides.word, _table(sides.rest, "out_stride"))
-
-
-@functools.lru_cache(maxsize=64)
-def _ordered_axes(plan: PermutePlan) -> tuple[np.ndarray, np.ndarray]:
-    """Extents and input strides (words) of a runs plan's axes but the unit's, in the output's order, innermost
-    first: the digits of ordered_runs_kernel."""
-    axes = word_axes(plan.perm, plan.sides.word)[-2::-1]
-    return (np.array([a.extent for a in axes], np.int64), np.array([a.in_stride for a in axes], np.int64))
 
 
 @functools.lru_cache(maxsize=64)
@@ -732,18 +673,10 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
-        threads = numba.get_num_threads()
-        runs = in_b.size * in_r.size
         streamed = STREAM_RUNS and streams_runs(perm) and out_words.ctypes.data % STREAM_BYTES == 0
-        if RUN_ORDERED_FROM and in_a.size * word >= RUN_ORDERED_FROM and runs >= RUN_TASKS_PER_THREAD * threads:
-            extents, strides = _ordered_axes(plan)
-            kernel = ordered_runs_kernel(STREAM_BYTES // word if streamed else 0, word if RUN_VECTORS else 0)
-            kernel(flat, out_words, in_a.size, extents, strides, -lo // word, runs,
-                   min(runs, RUN_TASKS_PER_THREAD * threads))
-            return
-        tile_b, tile_r = run_tiles(in_b.size, n1, in_a.size * word)
+        tile_b, tile_r = run_tiles(in_b.size, n1)
         tasks = in_r.size // n1 * -(-in_b.size // tile_b) * -(-n1 // tile_r)
-        pieces = run_pieces(in_a.size * word, tasks, threads)
+        pieces = run_pieces(in_a.size * word, tasks, numba.get_num_threads())
         inline = pieces == 1 and in_a.size * word <= RUN_INLINE_BYTES
         if streamed:
             kernel = streamed_runs_kernel(in_a.size * word // STREAM_BYTES if inline else 0, STREAM_BYTES // word)
