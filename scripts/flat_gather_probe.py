@@ -26,6 +26,7 @@ import time
 import numpy as np
 import torch
 
+from cornerturn.arrays import contiguous_strides
 from cornerturn.bench.suites import RANDOM_DTYPES, Case, parse_case, random_permutations
 from cornerturn.engine import permute
 from cornerturn.engine.permute import PermuteGatherConfig, build, gather_fit, natural_word
@@ -96,11 +97,7 @@ def plans_of(perm: Permutation, mode: str) -> dict | None:
 def measure(case, mode: str, min_use: float) -> dict | None:
     itemsize = next(size for size, names in RANDOM_DTYPES.items() if case.dtype in names)
     shape = case.shape
-    strides, step = [], itemsize
-    for e in reversed(shape):
-        strides.append(step)
-        step *= e
-    perm = canonical_permutation(shape, tuple(reversed(strides)), itemsize, case.axes)
+    perm = canonical_permutation(shape, contiguous_strides(shape, itemsize), itemsize, case.axes)
     if not isinstance(perm, Permutation) or not gather_fit(perm) or sector_use(perm) < min_use:
         return None
     plans = plans_of(perm, mode)

@@ -67,6 +67,18 @@ def value_stream(typingctx, out, at, value):
     return types.void(out, at, value), codegen
 
 
+def element_pointers(context, builder, signature, args):
+    """Byte pointers to element `src` of x and element `dst` of out, for the codegen of an intrinsic copy(x, src,
+    out, dst) over two arrays of one dtype."""
+    x_val, src, out_val, dst = args
+    size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+    byte = ir.IntType(8).as_pointer()
+    base_x = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
+    base_out = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
+    return (builder.gep(base_x, [builder.mul(src, ir.Constant(src.type, size))]),
+            builder.gep(base_out, [builder.mul(dst, ir.Constant(dst.type, size))]))
+
+
 def run_stream(vectors: int):
     """An intrinsic copy(x, src, out, dst): `vectors` 16-byte vectors from element src of x (any alignment) to element
     dst of out (at a 16-byte boundary) as aligned non-temporal stores, unrolled (`vectors` a compile-time constant);
@@ -78,14 +90,8 @@ def run_stream(vectors: int):
             return None
 
         def codegen(context, builder, signature, args):
-            x_val, src, out_val, dst = args
-            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
-            byte = ir.IntType(8).as_pointer()
+            from_x, to_out = element_pointers(context, builder, signature, args)
             vector = ir.VectorType(ir.IntType(64), 2)
-            base_x = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
-            base_out = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
-            from_x = builder.gep(base_x, [builder.mul(src, ir.Constant(src.type, size))])
-            to_out = builder.gep(base_out, [builder.mul(dst, ir.Constant(dst.type, size))])
             for k in range(vectors):
                 at = ir.Constant(ir.IntType(64), k * STREAM_BYTES)
                 value = builder.load(builder.bitcast(builder.gep(from_x, [at]), vector.as_pointer()), align=1)

@@ -31,7 +31,7 @@ from numba.extending import intrinsic
 from ..arrays import ArrayView, byte_range
 from ..problem import Permutation
 from ..tiling import Axis, Sides, element_bytes, segment_extent, split, widest_word, word_axes
-from .nontemporal import STREAM_BYTES, STREAM_HOST, run_stream, store_fence
+from .nontemporal import STREAM_BYTES, STREAM_HOST, element_pointers, run_stream, store_fence
 from .planner import NUMPY_MAX_ELEMENTS  # NumPy's strided copy below this many elements, as for the transpose
 from .vectors import (
     block_rows,
@@ -496,14 +496,8 @@ def _vector_copy(nbytes: int):
             return None
 
         def codegen(context, builder, signature, args):
-            x_val, src, out_val, dst = args
-            size = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
-            byte = ir.IntType(8).as_pointer()
+            from_x, to_out = element_pointers(context, builder, signature, args)
             vector = ir.VectorType(ir.IntType(64), nbytes // 8).as_pointer()
-            base_x = builder.bitcast(context.make_array(signature.args[0])(context, builder, x_val).data, byte)
-            base_out = builder.bitcast(context.make_array(signature.args[2])(context, builder, out_val).data, byte)
-            from_x = builder.gep(base_x, [builder.mul(src, ir.Constant(src.type, size))])
-            to_out = builder.gep(base_out, [builder.mul(dst, ir.Constant(dst.type, size))])
             builder.store(builder.load(builder.bitcast(from_x, vector), align=1), builder.bitcast(to_out, vector),
                           align=1)
             return context.get_dummy_value()
