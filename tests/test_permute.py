@@ -1394,6 +1394,44 @@ def test_plane_short_axis_in_gathered_blocks(dtype, shape, on, monkeypatch, rng)
         assert_bits_equal(out, reference(view, axes))
 
 
+@pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (13, 5, 9, 40)), (np.int16, (13, 5, 9, 40)),
+                                              (np.float32, (13, 5, 9, 40)), (np.int64, (13, 7, 33, 12)),
+                                              (np.complex128, (13, 5, 9, 40))],
+                         ids=["uint8", "int16", "float32", "int64", "complex128"])
+def test_plane_with_the_output_next_axis(dtype, shape, monkeypatch, rng):
+    """Planes whose side a is the output's next axis (13), the output's innermost axis (9 or 33: extents read at run
+    time) riding inside each step, for every word (PLANE_NEXT_MAX_BYTES widened to all: blocks along j = a * ns + k
+    gathered from a table for 1- to 4-byte words, B's runs of 40 cut into overlapping blocks; 8- and 16-byte words
+    element by element) in tiles of PLANE_NEXT_SPAN 64 units (7 or 1 a's a tile, the last ragged); a reversed, the
+    innermost axis reversed (negative offsets in the table), and x's last byte before a page that cannot be read;
+    bit for bit into poisoned outputs."""
+    from cornerturn import api
+    from cornerturn.cpu import permute as cpu_permute
+
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT", True)
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT_MAX_BYTES", {w: 1 << 20 for w in (1, 2, 4, 8, 16)})
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT_SPAN", 64)
+    api._backend_plan.cache_clear()
+    api._cached_plan.cache_clear()
+    api._NUMPY_PLANS.clear()
+    x = random_bits(shape, dtype, rng)
+    axes = (1, 3, 0, 2)
+    edge, guard = _before_a_guard_page(x)
+    try:
+        for view in (x, x[::-1], x[:, :, ::-1], edge):
+            sides = cpu_permute.plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
+            assert (sides.a.extent, sides.short.extent) == (13, shape[2])
+            strides = tuple(step // view.itemsize for step in view.strides)
+            assert cornerturn.plan(view.shape, dtype, axes=axes, strides=strides).method == "permute-plane"
+            out = poisoned(reference(view, axes).shape, dtype)
+            cornerturn.permute_dims(view, axes, out=out)
+            assert_bits_equal(out, reference(view, axes))
+    finally:
+        api._backend_plan.cache_clear()
+        api._cached_plan.cache_clear()
+        api._NUMPY_PLANS.clear()
+
+
 def test_short_rows_by_hand():
     """The table of input offsets along j = a * ns + k: a * sa + k * ss, negative strides too."""
     from cornerturn.cpu.permute import PlaneSides, short_rows

@@ -122,9 +122,12 @@ class PermutePlan:
     sides: Sides | PlaneSides | None  # None where NumPy runs it
 
 
-def plane_sides(perm: Permutation) -> PlaneSides | None:
+def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides | None:
     """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride),
-    with the output's innermost axis as `short` where it has fewer than PLANE_MIN_A elements; else None."""
+    with the output's innermost axis as `short` where it has fewer than PLANE_MIN_A elements, or where the output's
+    next axis is not in B and `fold_next` says so (None: PLANE_NEXT, for an innermost axis of up to
+    PLANE_NEXT_MAX_BYTES): a is then that next axis, and the output's rows along a * ns + k are written whole;
+    else None."""
     unit = element_bytes(perm)
     if widest_word(perm, widest=16) != unit:  # the unit is a word of at most 16 bytes dividing every stride
         return None
@@ -139,8 +142,29 @@ def plane_sides(perm: Permutation) -> PlaneSides | None:
     b: list[int] = []
     while left and len(b) < 3 and math.prod(axes[i].extent for i in b) < PLANE_MIN_B:
         b.append(left.pop(0))
-    others = tuple(axes[i] for i in reversed(range(len(axes) - 1)) if i not in b)
-    return PlaneSides(unit, a, tuple(axes[i] for i in b), others, short)
+    others = [axes[i] for i in reversed(range(len(axes) - 1)) if i not in b]
+    if fold_next is None:
+        fold_next = PLANE_NEXT and a.extent * unit <= PLANE_NEXT_MAX_BYTES.get(unit, 0)
+    if fold_next and short is None and len(axes) >= 3 and len(axes) - 2 not in b:
+        short, a = a, others.pop(0)  # others[0] is the output's next axis
+    return PlaneSides(unit, a, tuple(axes[i] for i in b), tuple(others), short)
+
+
+# Where the output's innermost axis holds up to PLANE_NEXT_MAX_BYTES (by word) and the output's next axis is not in B,
+# the plane's side a is that next axis, the innermost axis riding inside each step as a short one does, so that a tile
+# writes the output's rows of a * ns + k whole; a tile spans about PLANE_NEXT_SPAN of those units along a * ns + k.
+# PLANE_NEXT off: never (for measuring)
+PLANE_NEXT = False
+PLANE_NEXT_MAX_BYTES = {2: 128, 4: 768}
+PLANE_NEXT_SPAN = 512
+
+
+def plane_tile_a(sides: PlaneSides, tile: int) -> int:
+    """The a's a plane's tile spans: `tile`, or where a short axis of PLANE_MIN_A units or more rides inside each a
+    (plane_sides' fold_next), enough a's for PLANE_NEXT_SPAN units."""
+    if sides.short is None or sides.short.extent < PLANE_MIN_A[sides.word]:
+        return tile
+    return max(1, PLANE_NEXT_SPAN // sides.short.extent)
 
 
 # Words whose planes move in vector blocks: against element by element, 1.31x-3.59x for 1-, 2- and 4-byte words on 24
@@ -246,7 +270,7 @@ def plane_block(word: int, a: int, halves: bool = True) -> tuple[int, bool]:
 @functools.cache
 def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, some: int = 0, half: bool = False,
                  gather: bool = False):
-    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b, in_j, j_max):
+    """kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile_a, tile_b, run_b, in_j, j_max):
     out[out_o[o] + out_b[b] + a * ns + k] = x[in_o[o] + in_b[b] + a * sa + k * ss] for every o, b, a < na and k < ns;
     micro tiles of micro_a a's (stored
     along the output) by micro_b b's (loaded along the input). micro_a, micro_b and `short` (ns, the extent of a short
@@ -348,10 +372,10 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, so
             bn = end
 
     @numba.njit(parallel=True, cache=True, boundscheck=False, nogil=True)
-    def kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile, run_b, in_j, j_max):
+    def kernel(x, out, na, sa, ns, ss, in_b, out_b, in_o, out_o, tile_a, tile_b, run_b, in_j, j_max):
         nb = in_b.size
-        tiles_a = (na + tile - 1) // tile
-        per = tiles_a * ((nb + tile - 1) // tile)
+        tiles_a = (na + tile_a - 1) // tile_a
+        per = tiles_a * ((nb + tile_b - 1) // tile_b)
         step = uint64(sa)  # a negative stride wraps; the sums below land on the right word all the same
         step_k = uint64(ss)
         n = uint64(ns)
@@ -359,10 +383,10 @@ def plane_kernel(micro_a: int, micro_b: int, short: int = 1, vector: int = 0, so
             o = t // per
             u = t - o * per
             tb = u // tiles_a
-            a0 = (u - tb * tiles_a) * tile
-            b0 = tb * tile
-            a1 = min(a0 + tile, na)
-            b1 = min(b0 + tile, nb)
+            a0 = (u - tb * tiles_a) * tile_a
+            b0 = tb * tile_b
+            a1 = min(a0 + tile_a, na)
+            b1 = min(b0 + tile_b, nb)
             x_o = uint64(in_o[o])
             out_o_ = uint64(out_o[o])
             if G and (a1 - a0) * ns >= N and b1 - b0 >= LOW and run_b >= LOW:
@@ -662,8 +686,8 @@ def run(plan: PermutePlan, x: ArrayView, out: ArrayView) -> None:
         kernel = plane_kernel(shape.micro_a, shape.micro_b, n if n < PLANE_COMPILED_SHORT else 0, vector,
                               some if vector else 0, half and bool(vector), bool(short and vector))
         in_j, j_max = _short_rows(plan) if short and vector else _NO_SHORT_ROWS
-        kernel(flat, out_words, a.extent, a.in_stride, n, short.in_stride if short else 0, *tables, shape.tile, run_b,
-               in_j, j_max)
+        kernel(flat, out_words, a.extent, a.in_stride, n, short.in_stride if short else 0, *tables,
+               plane_tile_a(plan.sides, shape.tile), shape.tile, run_b, in_j, j_max)
     elif plan.name == "runs":  # A is the unit alone: its input offsets are 0 to run - 1
         in_a, in_b, out_b, in_r, out_r = tables
         n1 = plan.sides.rest[0].extent if plan.sides.rest else 1
