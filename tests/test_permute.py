@@ -1394,6 +1394,32 @@ def test_plane_short_axis_in_gathered_blocks(dtype, shape, on, monkeypatch, rng)
         assert_bits_equal(out, reference(view, axes))
 
 
+def test_plane_takes_the_output_next_axis_by_hand(monkeypatch):
+    """float32 6x5x7x12x20 by (1, 2, 4, 0, 3): the output's innermost axis (axis 3: 12 float32s, 48 B, up to
+    PLANE_NEXT_MAX_BYTES) rides inside each step along the output's next axis (axis 0: 6, input stride 8,400, output
+    stride 12), which B (axis 4, then axes 1-2 fused: 20 x 35) does not hold; a tile spans PLANE_NEXT_SPAN // 12 a's.
+    Bytes keep the innermost axis as side a (PLANE_NEXT_MAX_BYTES holds no 1-byte words), as does PLANE_NEXT off."""
+    from cornerturn import api
+    from cornerturn.cpu import permute as cpu_permute
+    from cornerturn.cpu.permute import PlaneSides, plane_sides, plane_tile_a
+    from cornerturn.tiling import Axis
+
+    shape, axes = (6, 5, 7, 12, 20), (1, 2, 4, 0, 3)
+    b = (Axis(20, 1, 72), Axis(35, 240, 1440))
+    folded = PlaneSides(4, Axis(6, 8400, 12), b, (), Axis(12, 20, 1))
+    assert plane_sides(canon(shape, axes)) == folded
+    assert plane_tile_a(folded, 128) == cpu_permute.PLANE_NEXT_SPAN // 12
+    assert plane_tile_a(PlaneSides(4, Axis(20, 14, 7), (Axis(14, 1, 140),), (), Axis(7, 280, 1)), 128) == 128
+    plain = PlaneSides(4, Axis(12, 20, 1), b, (Axis(6, 8400, 12),))
+    assert plane_sides(canon(shape, axes), fold_next=False) == plain
+    assert plane_sides(canon(shape, axes, 1)) == PlaneSides(1, Axis(12, 20, 1), b, (Axis(6, 8400, 12),))
+    assert plane_sides(canon((6, 5, 7, 200, 20), axes)).short is None  # 800 B: past PLANE_NEXT_MAX_BYTES
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT", False)
+    assert plane_sides(canon(shape, axes)) == plain
+    api._backend_plan.cache_clear()
+    api._cached_plan.cache_clear()
+
+
 @pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (13, 5, 9, 40)), (np.int16, (13, 5, 9, 40)),
                                               (np.float32, (13, 5, 9, 40)), (np.int64, (13, 7, 33, 12)),
                                               (np.complex128, (13, 5, 9, 40))],

@@ -153,8 +153,13 @@ def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides 
 # Where the output's innermost axis holds up to PLANE_NEXT_MAX_BYTES (by word) and the output's next axis is not in B,
 # the plane's side a is that next axis, the innermost axis riding inside each step as a short one does, so that a tile
 # writes the output's rows of a * ns + k whole; a tile spans about PLANE_NEXT_SPAN of those units along a * ns + k.
-# PLANE_NEXT off: never (for measuring)
-PLANE_NEXT = False
+# Against the plane with a the innermost axis, forced on every word over 80 random permutations of seeds 20001-20003:
+# 2- and 4-byte words up to 128 and 768 B 1.42x in geometric mean (29 cases, 0.72x-2.60x); 8- and 16-byte words
+# 1.13x and 1.03x, bytes 1.28x but 0.68x-2.2x, and 1.03x (0.49x-1.65x) on the 9 of seed 20011, so they keep the plane.
+# On the fresh seeds 20011 (its 15 2- and 4-byte cases) and 20012 (24): 1.51x and 1.30x, 1 of 39 behind (0.87x),
+# torch ahead of 4 before and 1 after (2-core AMD EPYC, 2026-12-06, docs/permute.md, "The output's next axis in the
+# plane"). PLANE_NEXT off: never (for measuring)
+PLANE_NEXT = True
 PLANE_NEXT_MAX_BYTES = {2: 128, 4: 768}
 PLANE_NEXT_SPAN = 512
 
