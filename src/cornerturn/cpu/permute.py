@@ -5,7 +5,8 @@ innermost axis (a: stored contiguously, loaded with one stride) and B, the input
 from a table, consecutive in the input), for one index of every other axis, in micro tiles whose sides are
 compile-time constants, or for words of 1 to 4 bytes in blocks transposed in vector registers; the innermost loop
 reads no table. Where the output's innermost axis has fewer than PLANE_MIN_A elements, a is the next output axis and
-each step along it moves that short axis whole (its extent a compile-time constant too).
+each step along it moves that short axis whole (its extent a compile-time constant too); so too, for 2- and 4-byte
+words, where that axis is short in bytes (PLANE_NEXT_MAX_BYTES) and B does not hold the next output axis.
 permute-tiles (units under NARROW_RUN_BYTES that are not one host word, such as 6 or 12 bytes): both sides of the
 tile from tables.
 runs (a unit contiguous on both sides of RUN_BYTES or more, or of NARROW_RUN_BYTES or more that is not one host word):
