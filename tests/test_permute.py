@@ -1302,7 +1302,8 @@ def test_plane_vector_blocks(dtype, rng):
     for view, axes, run in [(x, (2, 1, 0), 777), (x[::-1], (2, 1, 0), 777), (wide, (2, 1, 0), 20)]:
         sides = plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
         assert plane_run(sides) == run
-        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=view.strides).method == "permute-plane"
+        strides = tuple(step // view.itemsize for step in view.strides)  # plan takes strides in elements
+        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=strides).method == "permute-plane"
         out = poisoned(reference(view, axes).shape, dtype)
         cornerturn.permute_dims(view, axes, out=out)
         assert_bits_equal(out, reference(view, axes))
@@ -1327,7 +1328,8 @@ def test_plane_blocks_of_fewer_neighbours(dtype, shape, share, monkeypatch, rng)
     for view in (x, x[:, :, ::-1], edge):
         sides = cpu_permute.plane_sides(canonical_permutation(view.shape, view.strides, view.itemsize, axes))
         assert 0 < cpu_permute.plane_run(sides) == shape[3] < 16 // np.dtype(dtype).itemsize
-        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=view.strides).method == "permute-plane"
+        strides = tuple(step // view.itemsize for step in view.strides)  # plan takes strides in elements
+        assert cornerturn.plan(view.shape, dtype, axes=axes, strides=strides).method == "permute-plane"
         out = poisoned(reference(view, axes).shape, dtype)
         cornerturn.permute_dims(view, axes, out=out)
         assert_bits_equal(out, reference(view, axes))
