@@ -157,9 +157,10 @@ def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides 
 # Against the plane with a the innermost axis, forced on every word over 80 random permutations of seeds 20001-20003:
 # 2- and 4-byte words up to 128 and 768 B 1.42x in geometric mean (29 cases, 0.72x-2.60x); 8- and 16-byte words
 # 1.13x and 1.03x, bytes 1.28x but 0.68x-2.2x, and 1.03x (0.49x-1.65x) on the 9 of seed 20011, so they keep the plane.
-# On the fresh seeds 20011 (its 15 2- and 4-byte cases) and 20012 (24): 1.51x and 1.30x, 1 of 39 behind (0.87x),
-# torch ahead of 4 before and 1 after (2-core AMD EPYC, 2026-12-06, docs/permute.md, "The output's next axis in the
-# plane"). PLANE_NEXT off: never (for measuring)
+# On the fresh seeds 20011 (its 15 2- and 4-byte cases), 20012 (24) and 20301 (20): 1.51x, 1.30x and 1.63x, 1 of 59
+# behind by more than 2% (0.87x), torch ahead of 6 before and 1 after; tiles of 1,024 units level with 512, of 256
+# behind (2-core AMD EPYC, 2026-12-06, docs/permute.md, "The output's next axis in the plane"). PLANE_NEXT off: never
+# (for measuring)
 PLANE_NEXT = True
 PLANE_NEXT_MAX_BYTES = {2: 128, 4: 768}
 PLANE_NEXT_SPAN = 512
