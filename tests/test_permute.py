@@ -1400,7 +1400,8 @@ def test_plane_takes_the_output_next_axis_by_hand(monkeypatch):
     """float32 6x5x7x12x20 by (1, 2, 4, 0, 3): the output's innermost axis (axis 3: 12 float32s, 48 B, up to
     PLANE_NEXT_MAX_BYTES) rides inside each step along the output's next axis (axis 0: 6, input stride 8,400, output
     stride 12), which B (axis 4, then axes 1-2 fused: 20 x 35) does not hold; a tile spans PLANE_NEXT_SPAN // 12 a's.
-    Bytes keep the innermost axis as side a (PLANE_NEXT_MAX_BYTES holds no 1-byte words), as does PLANE_NEXT off."""
+    Bytes keep the innermost axis as side a (PLANE_NEXT_MAX_BYTES holds no 1-byte words), as do a table of a * ns + k
+    past PLANE_NEXT_MAX_ROWS and PLANE_NEXT off."""
     from cornerturn import api
     from cornerturn.cpu import permute as cpu_permute
     from cornerturn.cpu.permute import PlaneSides, plane_sides, plane_tile_a
@@ -1416,6 +1417,11 @@ def test_plane_takes_the_output_next_axis_by_hand(monkeypatch):
     assert plane_sides(canon(shape, axes), fold_next=False) == plain
     assert plane_sides(canon(shape, axes, 1)) == PlaneSides(1, Axis(12, 20, 1), b, (Axis(6, 8400, 12),))
     assert plane_sides(canon((6, 5, 7, 200, 20), axes)).short is None  # 800 B: past PLANE_NEXT_MAX_BYTES
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT_MAX_ROWS", 6 * 12 - 1)  # the table of a * ns + k: one row too many
+    assert plane_sides(canon(shape, axes)) == plain
+    assert plane_sides(canon(shape, axes), fold_next=True) == plain
+    monkeypatch.setattr(cpu_permute, "PLANE_NEXT_MAX_ROWS", 6 * 12)
+    assert plane_sides(canon(shape, axes)) == folded
     monkeypatch.setattr(cpu_permute, "PLANE_NEXT", False)
     assert plane_sides(canon(shape, axes)) == plain
     api._backend_plan.cache_clear()

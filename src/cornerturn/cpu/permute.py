@@ -127,8 +127,8 @@ def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides 
     """The plane of permute-plane where the unit is one host word (1, 2, 4, 8 or 16 bytes dividing every stride),
     with the output's innermost axis as `short` where it has fewer than PLANE_MIN_A elements, or where the output's
     next axis is not in B and `fold_next` says so (None: PLANE_NEXT, for an innermost axis of up to
-    PLANE_NEXT_MAX_BYTES): a is then that next axis, and the output's rows along a * ns + k are written whole;
-    else None."""
+    PLANE_NEXT_MAX_BYTES), both axes together up to PLANE_NEXT_MAX_ROWS: a is then that next axis, and the output's
+    rows along a * ns + k are written whole; else None."""
     unit = element_bytes(perm)
     if widest_word(perm, widest=16) != unit:  # the unit is a word of at most 16 bytes dividing every stride
         return None
@@ -146,7 +146,8 @@ def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides 
     others = [axes[i] for i in reversed(range(len(axes) - 1)) if i not in b]
     if fold_next is None:
         fold_next = PLANE_NEXT and a.extent * unit <= PLANE_NEXT_MAX_BYTES.get(unit, 0)
-    if fold_next and short is None and len(axes) >= 3 and len(axes) - 2 not in b:
+    if (fold_next and short is None and len(axes) >= 3 and len(axes) - 2 not in b
+            and a.extent * others[0].extent <= PLANE_NEXT_MAX_ROWS):
         short, a = a, others.pop(0)  # others[0] is the output's next axis
     return PlaneSides(unit, a, tuple(axes[i] for i in b), tuple(others), short)
 
@@ -164,6 +165,9 @@ def plane_sides(perm: Permutation, fold_next: bool | None = None) -> PlaneSides 
 PLANE_NEXT = True
 PLANE_NEXT_MAX_BYTES = {2: 128, 4: 768}
 PLANE_NEXT_SPAN = 512
+# ... and where the table of input offsets along a * ns + k (short_rows: 8 bytes a unit, kept with the plan) holds up to
+# this many: 8 MiB; the cases measured held up to 250,000
+PLANE_NEXT_MAX_ROWS = 1 << 20
 
 
 def plane_tile_a(sides: PlaneSides, tile: int) -> int:
