@@ -31,6 +31,15 @@ def reference(x, axes):
     return np.transpose(x, axes).copy(order="C")
 
 
+def forget_plans():
+    """Clear the API's plan caches, so that plans made after a planner knob is patched see it."""
+    from cornerturn import api
+
+    api._backend_plan.cache_clear()
+    api._cached_plan.cache_clear()
+    api._NUMPY_PLANS.clear()
+
+
 # ---- canonical form -------------------------------------------------------------------------------------------
 
 
@@ -1402,7 +1411,6 @@ def test_plane_takes_the_output_next_axis_by_hand(monkeypatch):
     stride 12), which B (axis 4, then axes 1-2 fused: 20 x 35) does not hold; a tile spans PLANE_NEXT_SPAN // 12 a's.
     Bytes keep the innermost axis as side a (PLANE_NEXT_MAX_BYTES holds no 1-byte words), as do a table of a * ns + k
     past PLANE_NEXT_MAX_ROWS and PLANE_NEXT off."""
-    from cornerturn import api
     from cornerturn.cpu import permute as cpu_permute
     from cornerturn.cpu.permute import PlaneSides, plane_sides, plane_tile_a
     from cornerturn.tiling import Axis
@@ -1424,8 +1432,6 @@ def test_plane_takes_the_output_next_axis_by_hand(monkeypatch):
     assert plane_sides(canon(shape, axes)) == folded
     monkeypatch.setattr(cpu_permute, "PLANE_NEXT", False)
     assert plane_sides(canon(shape, axes)) == plain
-    api._backend_plan.cache_clear()
-    api._cached_plan.cache_clear()
 
 
 @pytest.mark.parametrize(("dtype", "shape"), [(np.uint8, (13, 5, 9, 40)), (np.int16, (13, 5, 9, 40)),
@@ -1439,15 +1445,12 @@ def test_plane_with_the_output_next_axis(dtype, shape, monkeypatch, rng):
     element by element) in tiles of PLANE_NEXT_SPAN 64 units (7 or 1 a's a tile, the last ragged); a reversed, the
     innermost axis reversed (negative offsets in the table), and x's last byte before a page that cannot be read;
     bit for bit into poisoned outputs."""
-    from cornerturn import api
     from cornerturn.cpu import permute as cpu_permute
 
     monkeypatch.setattr(cpu_permute, "PLANE_NEXT", True)
     monkeypatch.setattr(cpu_permute, "PLANE_NEXT_MAX_BYTES", {w: 1 << 20 for w in (1, 2, 4, 8, 16)})
     monkeypatch.setattr(cpu_permute, "PLANE_NEXT_SPAN", 64)
-    api._backend_plan.cache_clear()
-    api._cached_plan.cache_clear()
-    api._NUMPY_PLANS.clear()
+    forget_plans()
     x = random_bits(shape, dtype, rng)
     axes = (1, 3, 0, 2)
     edge, guard = _before_a_guard_page(x)
@@ -1461,9 +1464,7 @@ def test_plane_with_the_output_next_axis(dtype, shape, monkeypatch, rng):
             cornerturn.permute_dims(view, axes, out=out)
             assert_bits_equal(out, reference(view, axes))
     finally:
-        api._backend_plan.cache_clear()
-        api._cached_plan.cache_clear()
-        api._NUMPY_PLANS.clear()
+        forget_plans()
 
 
 def test_short_rows_by_hand():
@@ -1608,14 +1609,11 @@ def test_long_runs_move_in_vector_loops(dtype, run, rng, monkeypatch):
     lengths that leave each of those, in every word size, from an input and into an output that start one element
     past a 16-byte boundary, a reversed axis and a strided one; bit for bit, nothing written past the output; the
     same with RUN_VECTORS off (a memcpy a run)."""
-    from cornerturn import api
     from cornerturn.cpu import permute as cpu_permute
 
     for vectors in (True, False):
         monkeypatch.setattr(cpu_permute, "RUN_VECTORS", vectors)
-        api._backend_plan.cache_clear()
-        api._cached_plan.cache_clear()
-        api._NUMPY_PLANS.clear()
+        forget_plans()
         cases = [((41, 13, run), (1, 0, 2), None), ((5, 8, 24, run), (2, 0, 1, 3), np.s_[::-1, :, ::2])]
         for shape, axes, view in cases:
             if view is None:  # one element past the buffer's start
